@@ -1,0 +1,58 @@
+// Error tree for perpbot: one root class with a stable string `code` and an optional `cause`.
+// Invariant: messages never contain secret key material; codes are stable identifiers.
+
+export class PerpbotError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** Bad input caught before anything is signed or sent: names the offending field (dot path). */
+export class ValidationError extends PerpbotError {
+  readonly field: string;
+
+  constructor(field: string, message: string, options?: { cause?: unknown }) {
+    super('INVALID_INPUT', field ? `${field}: ${message}` : message, options);
+    this.field = field;
+  }
+}
+
+/** Configuration errors name the key and, when known, the line of the file. */
+export class ConfigError extends PerpbotError {
+  readonly key: string;
+  readonly line: number | undefined;
+
+  constructor(key: string, message: string, line?: number, options?: { cause?: unknown }) {
+    super('CONFIG', `${key}${line === undefined ? '' : ` (line ${line})`}: ${message}`, options);
+    this.key = key;
+    this.line = line;
+  }
+}
+
+export class SigningError extends PerpbotError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('SIGNING', message, options);
+  }
+}
+
+export class TransportError extends PerpbotError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('TRANSPORT', message, options);
+  }
+}
+
+export class VenueRejectError extends PerpbotError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('VENUE_REJECT', message, options);
+  }
+}
+
+export class StrategyError extends PerpbotError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('STRATEGY', message, options);
+  }
+}

@@ -1,0 +1,369 @@
+// Minimal runtime validators that carry their TypeScript type (schema and type together).
+// Invariant: a successful parse allocates nothing unless a schema transforms (u64, defaults).
+
+import { ValidationError } from './errors.js';
+
+type PathPart = string | number;
+
+/** Thrown internally while unwinding; converted to ValidationError at the public boundary. */
+class Fail {
+  readonly path: PathPart[] = [];
+  constructor(readonly message: string) {}
+}
+
+export interface Schema<T> {
+  /** Validates `value`; returns it (or its transformed form). Throws an internal failure. */
+  readonly run: (value: unknown) => T;
+  /** True when `run` may return something other than its input. */
+  readonly transforms: boolean;
+  /** Short human description used in error messages ("string", "number", ...). */
+  readonly expected: string;
+  readonly optional?: boolean;
+}
+
+export type Infer<S> = S extends Schema<infer T> ? T : never;
+
+function fail(message: string): never {
+  throw new Fail(message);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  return typeof value;
+}
+
+function schema<T>(expected: string, run: (value: unknown) => T, transforms = false): Schema<T> {
+  return { run, expected, transforms };
+}
+
+function formatPath(root: string, path: PathPart[]): string {
+  let out = root;
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${part}` : part;
+  }
+  return out;
+}
+
+/** Parses `value` with `s`; throws ValidationError naming the field path under `root`. */
+export function parse<T>(s: Schema<T>, value: unknown, root = ''): T {
+  try {
+    return s.run(value);
+  } catch (e) {
+    if (e instanceof Fail) throw new ValidationError(formatPath(root, e.path), e.message);
+    throw e;
+  }
+}
+
+export type SafeResult<T> = { ok: true; value: T } | { ok: false; error: ValidationError };
+
+export function safeParse<T>(s: Schema<T>, value: unknown, root = ''): SafeResult<T> {
+  try {
+    return { ok: true, value: s.run(value) };
+  } catch (e) {
+    if (e instanceof Fail) return { ok: false, error: new ValidationError(formatPath(root, e.path), e.message) };
+    throw e;
+  }
+}
+
+/** Calls `fn`, prefixing the failure path with `part` (for composite schemas). */
+function at<T>(part: PathPart, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof Fail) e.path.unshift(part);
+    throw e;
+  }
+}
+
+export interface StringOptions {
+  maxLength?: number;
+  minLength?: number;
+  pattern?: RegExp;
+  patternName?: string;
+}
+
+export function string(opts: StringOptions = {}): Schema<string> {
+  const { maxLength = 1024, minLength = 0, pattern, patternName } = opts;
+  return schema('string', (v) => {
+    if (typeof v !== 'string') fail(`expected string, got ${describe(v)}`);
+    if (v.length > maxLength) fail(`string longer than ${maxLength} characters`);
+    if (v.length < minLength) fail(minLength === 1 ? 'must not be empty' : `string shorter than ${minLength}`);
+    if (pattern && !pattern.test(v)) fail(`expected ${patternName ?? `to match ${pattern}`}, got ${JSON.stringify(v.slice(0, 64))}`);
+    return v;
+  });
+}
+
+export interface NumberOptions {
+  min?: number;
+  max?: number;
+  /** Exclusive lower bound. */
+  gt?: number;
+  integer?: boolean;
+}
+
+/** A finite JSON number (NaN and ±Infinity are always rejected). */
+export function number(opts: NumberOptions = {}): Schema<number> {
+  const { min, max, gt, integer } = opts;
+  return schema('number', (v) => {
+    if (typeof v !== 'number') fail(`expected number, got ${describe(v)}`);
+    if (!Number.isFinite(v)) fail(`expected a finite number, got ${v}`);
+    if (integer && !Number.isInteger(v)) fail(`expected an integer, got ${v}`);
+    if (min !== undefined && v < min) fail(`must be >= ${min}, got ${v}`);
+    if (max !== undefined && v > max) fail(`must be <= ${max}, got ${v}`);
+    if (gt !== undefined && v <= gt) fail(`must be > ${gt}, got ${v}`);
+    return v;
+  });
+}
+
+export function boolean(): Schema<boolean> {
+  return schema('boolean', (v) => {
+    if (typeof v !== 'boolean') fail(`expected boolean, got ${describe(v)}`);
+    return v;
+  });
+}
+
+export function literal<const L extends string | number | boolean | null>(...values: L[]): Schema<L> {
+  const expected = values.map((x) => JSON.stringify(x)).join(' | ');
+  return schema(expected, (v) => {
+    for (const x of values) if (v === x) return x;
+    fail(`expected ${expected}, got ${typeof v === 'string' ? JSON.stringify(v.slice(0, 64)) : describe(v)}`);
+  });
+}
+
+const U64_MAX = (1n << 64n) - 1n;
+const DIGITS = /^(0|[1-9][0-9]{0,19})$/;
+
+/** An unsigned 64-bit integer given as a JSON integer, a decimal string or a bigint; yields bigint. */
+export function u64(): Schema<bigint> {
+  return schema(
+    'u64',
+    (v) => {
+      let out: bigint;
+      if (typeof v === 'bigint') out = v;
+      else if (typeof v === 'number') {
+        if (!Number.isSafeInteger(v)) fail(Number.isInteger(v) ? 'integer beyond 2^53 must be sent as a decimal string' : `expected an unsigned integer, got ${v}`);
+        out = BigInt(v);
+      } else if (typeof v === 'string') {
+        if (!DIGITS.test(v)) fail(`expected a decimal u64 string, got ${JSON.stringify(v.slice(0, 32))}`);
+        out = BigInt(v);
+      } else fail(`expected u64 (integer or decimal string), got ${describe(v)}`);
+      if (out < 0n || out > U64_MAX) fail('out of u64 range');
+      return out;
+    },
+    true,
+  );
+}
+
+export function optional<T>(s: Schema<T>): Schema<T | undefined> {
+  return { run: (v) => (v === undefined ? undefined : s.run(v)), transforms: s.transforms, expected: s.expected, optional: true };
+}
+
+export function nullable<T>(s: Schema<T>): Schema<T | null> {
+  return schema(`${s.expected} | null`, (v) => (v === null ? null : s.run(v)), s.transforms);
+}
+
+/** Optional and nullable: absent, null or T. */
+export function maybe<T>(s: Schema<T>): Schema<T | null | undefined> {
+  return { run: (v) => (v === undefined || v === null ? v : s.run(v)), transforms: s.transforms, expected: s.expected, optional: true };
+}
+
+export interface ArrayOptions {
+  maxLength?: number;
+  minLength?: number;
+}
+
+export function array<T>(item: Schema<T>, opts: ArrayOptions = {}): Schema<T[]> {
+  const { maxLength = Infinity, minLength = 0 } = opts;
+  return schema(
+    `${item.expected}[]`,
+    (v) => {
+      if (!Array.isArray(v)) fail(`expected array, got ${describe(v)}`);
+      if (v.length > maxLength) fail(`array longer than ${maxLength}`);
+      if (v.length < minLength) fail(`array shorter than ${minLength}`);
+      if (!item.transforms) {
+        for (let i = 0; i < v.length; i++) at(i, () => item.run(v[i]));
+        return v as T[];
+      }
+      const out = new Array<T>(v.length);
+      for (let i = 0; i < v.length; i++) out[i] = at(i, () => item.run(v[i]));
+      return out;
+    },
+    item.transforms,
+  );
+}
+
+type Shape = Record<string, Schema<unknown>>;
+type OptionalKeys<S extends Shape> = { [K in keyof S]: S[K] extends { optional: true } ? K : undefined extends Infer<S[K]> ? K : never }[keyof S];
+type RequiredKeys<S extends Shape> = Exclude<keyof S, OptionalKeys<S>>;
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+export type ObjectOf<S extends Shape> = Simplify<{ [K in RequiredKeys<S>]: Infer<S[K]> } & { [K in OptionalKeys<S>]?: Infer<S[K]> }>;
+
+export interface ObjectOptions {
+  /** Reject keys not in the shape (for request bodies). Default: ignore them (inbound data). */
+  strict?: boolean;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function object<S extends Shape>(shape: S, opts: ObjectOptions = {}): Schema<ObjectOf<S>> & { shape: S } {
+  const keys = Object.keys(shape);
+  const schemas = keys.map((k) => shape[k]!);
+  const transforms = schemas.some((s) => s.transforms);
+  const known = new Set(keys);
+  const run = (v: unknown): ObjectOf<S> => {
+    if (!isPlainObject(v)) fail(`expected object, got ${describe(v)}`);
+    if (opts.strict) for (const k in v) if (!known.has(k)) at(k, () => fail('unknown field'));
+    if (!transforms) {
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]!;
+        const s = schemas[i]!;
+        const x = v[k];
+        if (x === undefined && !s.optional) at(k, () => fail('missing field'));
+        at(k, () => s.run(x));
+      }
+      return v as ObjectOf<S>;
+    }
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      const s = schemas[i]!;
+      const x = v[k];
+      if (x === undefined && !s.optional) at(k, () => fail('missing field'));
+      const r = at(k, () => s.run(x));
+      if (r !== undefined) out[k] = r;
+    }
+    return out as ObjectOf<S>;
+  };
+  return { run, transforms, expected: 'object', shape };
+}
+
+type TupleOf<T extends readonly Schema<unknown>[]> = { [K in keyof T]: Infer<T[K]> };
+
+export function tuple<const T extends readonly Schema<unknown>[]>(items: T): Schema<TupleOf<T>> {
+  const transforms = items.some((s) => s.transforms);
+  return schema(
+    `[${items.map((s) => s.expected).join(', ')}]`,
+    (v) => {
+      if (!Array.isArray(v)) fail(`expected array, got ${describe(v)}`);
+      if (v.length !== items.length) fail(`expected ${items.length} elements, got ${v.length}`);
+      const out = transforms ? new Array(items.length) : v;
+      for (let i = 0; i < items.length; i++) {
+        const r = at(i, () => items[i]!.run(v[i]));
+        if (transforms) out[i] = r;
+      }
+      return out as TupleOf<T>;
+    },
+    transforms,
+  );
+}
+
+/** An object used as a map: every own value validated by `value`. */
+export function record<T>(value: Schema<T>, opts: { maxKeys?: number; key?: Schema<string> } = {}): Schema<Record<string, T>> {
+  const { maxKeys = 1024, key } = opts;
+  return schema(
+    `record<${value.expected}>`,
+    (v) => {
+      if (!isPlainObject(v)) fail(`expected object, got ${describe(v)}`);
+      const ks = Object.keys(v);
+      if (ks.length > maxKeys) fail(`more than ${maxKeys} keys`);
+      const out: Record<string, T> = value.transforms ? {} : (v as Record<string, T>);
+      for (const k of ks) {
+        if (key) at(k, () => key.run(k));
+        const r = at(k, () => value.run(v[k]));
+        if (value.transforms) out[k] = r;
+      }
+      return out;
+    },
+    value.transforms,
+  );
+}
+
+type UnionOf<T extends readonly Schema<unknown>[]> = Infer<T[number]>;
+
+/** First matching alternative wins; the error reports the alternative that got deepest. */
+export function union<const T extends readonly Schema<unknown>[]>(alternatives: T): Schema<UnionOf<T>> {
+  const expected = alternatives.map((s) => s.expected).join(' | ');
+  return schema(
+    expected,
+    (v) => {
+      let best: Fail | undefined;
+      for (const s of alternatives) {
+        try {
+          return s.run(v) as UnionOf<T>;
+        } catch (e) {
+          if (!(e instanceof Fail)) throw e;
+          if (!best || e.path.length > best.path.length) best = e;
+        }
+      }
+      throw best ?? new Fail(`expected ${expected}`);
+    },
+    alternatives.some((s) => s.transforms),
+  );
+}
+
+/** An object with exactly one key from `variants` (the wire's `{"<tag>": {...}}` form), typed as a union. */
+export function oneKey<S extends Shape>(variants: S): Schema<{ [K in keyof S]: { [P in K]: Infer<S[K]> } }[keyof S]> {
+  const names = Object.keys(variants);
+  const transforms = names.some((k) => variants[k]!.transforms);
+  return schema(
+    `one of {${names.join(', ')}}`,
+    (v) => {
+      if (!isPlainObject(v)) fail(`expected object, got ${describe(v)}`);
+      let tag: string | undefined;
+      for (const k in v) {
+        if (tag !== undefined) fail(`expected exactly one key of ${names.join(', ')}`);
+        tag = k;
+      }
+      if (tag === undefined) fail(`expected one key of ${names.join(', ')}, got an empty object`);
+      const s = variants[tag];
+      if (!s) {
+        const f = new Fail(`unknown variant (expected one of ${names.join(', ')})`);
+        f.path.push(tag);
+        throw f;
+      }
+      const r = at(tag, () => s.run(v[tag]));
+      return (transforms ? { [tag]: r } : v) as never;
+    },
+    transforms,
+  );
+}
+
+/** Adds a check after `s` succeeds; `check` returns an error message or undefined. */
+export function refine<T>(s: Schema<T>, check: (value: T) => string | undefined): Schema<T> {
+  return {
+    run: (v) => {
+      const r = s.run(v);
+      const message = check(r);
+      if (message !== undefined) fail(message);
+      return r;
+    },
+    transforms: s.transforms,
+    expected: s.expected,
+    ...(s.optional ? { optional: true } : {}),
+  };
+}
+
+/** Maps the parsed value; the result is a transforming schema. */
+export function transform<T, U>(s: Schema<T>, fn: (value: T) => U): Schema<U> {
+  return {
+    run: (v) => fn(s.run(v)),
+    transforms: true,
+    expected: s.expected,
+    ...(s.optional ? { optional: true } : {}),
+  };
+}
+
+/** Raises a validation failure from inside a custom schema or `transform` callback. */
+export function invalid(message: string): never {
+  fail(message);
+}
+
+/** A schema from a custom check function (throw via `invalid`). */
+export function custom<T>(expected: string, run: (value: unknown) => T, transforms = false): Schema<T> {
+  return schema(expected, run, transforms);
+}

@@ -1,0 +1,46 @@
+// The one interface both wire dialects implement: JSON actions in, signable bytes, the bytes
+// actually signed, predicted order ids and the JSON request body out. Invariant: encode validates
+// every field (throwing ValidationError naming it) before any byte is produced.
+
+import type { Dialect, Network } from '../core/types.js';
+
+/** What is handed to Ed25519: the canonical bytes, their base58 text, or the Solana offchain envelope. */
+export type SignMode = 'raw' | 'base58' | 'offchain';
+export const SIGN_MODES: readonly SignMode[] = ['raw', 'base58', 'offchain'];
+
+export interface EncodeInput {
+  /**
+   * Dialect JSON. `v1`: the specification's `action` object (`{type, ...}`; a `nonce` inside it,
+   * if present, must equal `nonce`). `current`: the `actions` array of single-key objects.
+   */
+  readonly actions: unknown;
+  /** Base58 public key of the traded account. */
+  readonly account: string;
+  /** Base58 public key of the signer (the account or one of its agents). */
+  readonly signer: string;
+  /** u64 replay-protection nonce, nanoseconds by convention. */
+  readonly nonce: bigint;
+  /** Network byte of the current dialect; `v1` ignores it. */
+  readonly network: Network;
+  /** Wallet mode; `v1` supports only `raw`. */
+  readonly mode: SignMode;
+}
+
+export interface Encoded {
+  /** The canonical signable bytes of the dialect. */
+  readonly signable: Uint8Array;
+  /** The bytes actually passed to Ed25519 (equal to `signable` in raw mode). */
+  readonly message: Uint8Array;
+  /** Deterministic order ids (base58), one per top-level action (v1: per order item); null where none applies. */
+  readonly orderIds: (string | null)[];
+  /** Endpoint path relative to the base URL (`/order`, `/agent-wallet`, ...). */
+  readonly path: string;
+  /** The JSON request body carrying `signature` (u64 values are bigint: serialize with stringifyJson). */
+  body(signature: string): Record<string, unknown>;
+}
+
+export interface DialectCodec {
+  readonly name: Dialect;
+  /** Throws ValidationError naming the field on bad input. */
+  encode(input: EncodeInput): Encoded;
+}
