@@ -1,0 +1,51 @@
+// Shared benchmark helpers: timing loops, medians over several runs, one JSON line per metric.
+// Invariant: every reported value is a median of `runs` independent measurements.
+
+export interface Metric {
+  bench: string;
+  metric: string;
+  value: number;
+  unit: string;
+}
+
+/** Prints one metric as a JSON line (the format `npm run bench` promises). */
+export function report(bench: string, metric: string, value: number, unit: string): void {
+  const m: Metric = { bench, metric, value: Number(value.toPrecision(6)), unit };
+  process.stdout.write(`${JSON.stringify(m)}\n`);
+}
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Runs `fn` repeatedly for about `ms` milliseconds; returns calls per second. */
+export function rate(fn: () => void, ms = 300): number {
+  let calls = 0;
+  const start = process.hrtime.bigint();
+  const budget = BigInt(ms) * 1_000_000n;
+  let elapsed = 0n;
+  while (elapsed < budget) {
+    for (let i = 0; i < 256; i++) fn();
+    calls += 256;
+    elapsed = process.hrtime.bigint() - start;
+  }
+  return calls / (Number(elapsed) / 1e9);
+}
+
+/**
+ * Measures several competitors in interleaved rounds (so machine noise hits all alike) and
+ * returns the median rate of each, in calls per second.
+ */
+export function compareRates(fns: Record<string, () => void>, rounds = 7, ms = 200): Record<string, number> {
+  const samples: Record<string, number[]> = {};
+  for (const name of Object.keys(fns)) {
+    samples[name] = [];
+    rate(fns[name]!, 50);
+  }
+  for (let r = 0; r < rounds; r++) for (const [name, fn] of Object.entries(fns)) samples[name]!.push(rate(fn, ms));
+  const out: Record<string, number> = {};
+  for (const [name, values] of Object.entries(samples)) out[name] = median(values);
+  return out;
+}
