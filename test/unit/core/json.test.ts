@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { parseJson, stringifyJson } from '../../../src/core/json.js';
+
+describe('json with exact u64', () => {
+  it('writes bigint as a bare integer without precision loss', () => {
+    expect(stringifyJson({ nonce: 18446744073709551615n, a: [1n, 'x'] })).toBe('{"nonce":18446744073709551615,"a":[1,"x"]}');
+    expect(stringifyJson({ a: 1 })).toBe('{"a":1}');
+  });
+
+  it('reads integers beyond 15 digits as exact decimal strings, leaving other numbers and strings alone', () => {
+    const text = '{"nonce":1763770000000000123,"px":100.5,"neg":-12345678901234567,"s":"1234567890123456789","e":1e300,"small":123}';
+    expect(parseJson(text)).toEqual({ nonce: '1763770000000000123', px: 100.5, neg: '-12345678901234567', s: '1234567890123456789', e: 1e300, small: 123 });
+  });
+
+  it('is not fooled by escaped quotes inside strings', () => {
+    expect(parseJson('{"a":"x\\"1234567890123456789","b":1234567890123456789}')).toEqual({ a: 'x"1234567890123456789', b: '1234567890123456789' });
+  });
+
+  it('round-trips through stringifyJson', () => {
+    const v = { nonce: 1763770000000000123n };
+    expect(parseJson(stringifyJson(v))).toEqual({ nonce: '1763770000000000123' });
+  });
+});
