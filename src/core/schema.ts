@@ -320,7 +320,7 @@ export function oneKey<S extends Shape>(variants: S): Schema<{ [K in keyof S]: {
         tag = k;
       }
       if (tag === undefined) fail(`expected one key of ${names.join(', ')}, got an empty object`);
-      const s = variants[tag];
+      const s = Object.hasOwn(variants, tag) ? variants[tag] : undefined;
       if (!s) {
         const f = new Fail(`unknown variant (expected one of ${names.join(', ')})`);
         f.path.push(tag);
@@ -366,4 +366,31 @@ export function invalid(message: string): never {
 /** A schema from a custom check function (throw via `invalid`). */
 export function custom<T>(expected: string, run: (value: unknown) => T, transforms = false): Schema<T> {
   return schema(expected, run, transforms);
+}
+
+/** A union of object schemas picked by the string in field `key`; an unknown tag fails at `key`. */
+export function tagged<V extends Shape>(key: string, variants: V): Schema<Infer<V[keyof V]>> {
+  const names = Object.keys(variants);
+  const tag = object({ [key]: literal(...names) });
+  return schema(
+    `one of ${names.join(', ')}`,
+    (v) => {
+      tag.run(v);
+      return variants[(v as Record<string, string>)[key]!]!.run(v) as Infer<V[keyof V]>;
+    },
+    names.some((n) => variants[n]!.transforms),
+  );
+}
+
+/** Runs `base`, then `extra` on the same input when `when(parsed)` holds (extra's field paths apply). */
+export function checkedWhen<T>(base: Schema<T>, when: (value: T) => boolean, extra: Schema<unknown>): Schema<T> {
+  return schema(
+    base.expected,
+    (v) => {
+      const parsed = base.run(v);
+      if (when(parsed)) extra.run(v);
+      return parsed;
+    },
+    base.transforms,
+  );
 }

@@ -1,0 +1,55 @@
+// The 14 order statuses of the v1 status table, their class (non-terminal / terminal / response-only) and spellings.
+// Invariant: `placed` is keyed `resting` in order responses and nowhere else; `error` is never an order's state.
+
+import { literal } from '../../core/schema.js';
+
+export const NON_TERMINAL_STATUSES = ['placed', 'working'] as const;
+export const TERMINAL_STATUSES = [
+  'filled',
+  'partiallyFilled',
+  'cancelled',
+  'cancelledRiskLimit',
+  'cancelledSelfCrossing',
+  'cancelledReduceOnly',
+  'cancelledIOC',
+  'rejectedInvalid',
+  'rejectedRiskLimit',
+  'rejectedCrossing',
+  'rejectedDuplicate',
+] as const;
+export const RESPONSE_ONLY_STATUSES = ['error'] as const;
+
+/** All 14 statuses of the specification's table, in table order. */
+export const ORDER_STATUSES = [...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES, ...RESPONSE_ONLY_STATUSES] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
+/** A status an order can be in (everything but the response-only `error`). */
+export type OrderState = Exclude<OrderStatus, 'error'>;
+export type StatusClass = 'nonTerminal' | 'terminal' | 'responseOnly';
+/** The key of a status in an order response's `statuses` entries. */
+export type ResponseKey = 'resting' | Exclude<OrderStatus, 'placed'>;
+
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
+
+export function isTerminalStatus(status: string): status is TerminalStatus {
+  return TERMINAL.has(status);
+}
+
+export function statusClass(status: OrderStatus): StatusClass {
+  if (isTerminalStatus(status)) return 'terminal';
+  return status === 'error' ? 'responseOnly' : 'nonTerminal';
+}
+
+/** The key under which an order response reports `status` (`placed` → `resting`). */
+export function responseKeyOf(status: OrderStatus): ResponseKey {
+  return status === 'placed' ? 'resting' : status;
+}
+
+/** The status an order-response key stands for (`resting` → `placed`), or undefined for an unknown key. */
+export function statusOfResponseKey(key: string): OrderStatus | undefined {
+  if (key === 'resting') return 'placed';
+  return key !== 'placed' && (ORDER_STATUSES as readonly string[]).includes(key) ? (key as OrderStatus) : undefined;
+}
+
+export const orderStateSchema = literal(...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES);
+export const terminalStatusSchema = literal(...TERMINAL_STATUSES);
