@@ -111,9 +111,14 @@ export class ByteWriter {
     return this.raw(bytes);
   }
 
-  /** A copy of the bytes written so far. */
+  /**
+   * A copy of the bytes written so far, safe to keep. It lives in Node's pooled memory (a fresh
+   * backing store per message costs more than a whole serialization), so its `.buffer` is shared.
+   */
   bytes(): Uint8Array {
-    return this.buf.slice(0, this.pos);
+    const pooled = Buffer.allocUnsafe(this.pos);
+    pooled.set(this.buf.subarray(0, this.pos));
+    return new Uint8Array(pooled.buffer, pooled.byteOffset, this.pos);
   }
 
   /** A view of the bytes written so far; valid until the next write or reset. */

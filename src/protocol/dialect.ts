@@ -35,7 +35,7 @@ export interface Encoded {
   readonly orderIds: (string | null)[];
   /** Endpoint path relative to the base URL (`/order`, `/agent-wallet`, ...). */
   readonly path: string;
-  /** The JSON request body carrying `signature` (u64 values are bigint: serialize with stringifyJson). */
+  /** The JSON request body carrying `signature`; u64 values stay exact (bigint or decimal string: serialize with stringifyJson). */
   body(signature: string): Record<string, unknown>;
 }
 
