@@ -8,17 +8,18 @@ const LIMB = 656356768; // 58^5: five base58 digits per limb
 const CHUNK = 65536; // input consumed 16 bits at a time so limb * CHUNK + carry < 2^53
 const DIGIT_OF = new Int8Array(128).fill(-1);
 for (let i = 0; i < ALPHABET.length; i++) DIGIT_OF[ALPHABET.charCodeAt(i)] = i;
-const PAIR = new Array<string>(58 * 58);
-for (let i = 0; i < 58 * 58; i++) PAIR[i] = ALPHABET[Math.floor(i / 58)]! + ALPHABET[i % 58]!;
+const CODE = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
 
-const scratch: number[] = [];
+const scratch = new Float64Array(64);
+const chars = Buffer.alloc(128);
+const INV_LIMB = 1 / LIMB;
 
-/** Encodes bytes as base58 text. */
+/** Encodes bytes as base58 text (inputs up to 64 bytes use no per-call scratch allocation). */
 export function base58Encode(bytes: Uint8Array): string {
   const n = bytes.length;
   let zeros = 0;
   while (zeros < n && bytes[zeros] === 0) zeros++;
-  const limbs = scratch;
+  const limbs = n <= 64 ? scratch : new Float64Array(Math.ceil(n / 3) + 2);
   let used = 0;
   let i = zeros;
   if ((n - zeros) % 2 === 1) {
@@ -29,8 +30,16 @@ export function base58Encode(bytes: Uint8Array): string {
     let carry = (bytes[i]! << 8) | bytes[i + 1]!;
     for (let j = 0; j < used; j++) {
       const x = limbs[j]! * CHUNK + carry;
-      carry = Math.floor(x / LIMB);
-      limbs[j] = x - carry * LIMB;
+      let q = Math.floor(x * INV_LIMB);
+      const r = x - q * LIMB;
+      if (r < 0) {
+        q--;
+        limbs[j] = r + LIMB;
+      } else if (r >= LIMB) {
+        q++;
+        limbs[j] = r - LIMB;
+      } else limbs[j] = r;
+      carry = q;
     }
     while (carry > 0) {
       const q = Math.floor(carry / LIMB);
@@ -38,24 +47,29 @@ export function base58Encode(bytes: Uint8Array): string {
       carry = q;
     }
   }
-  let out = '1'.repeat(zeros);
-  if (used === 0) return out;
-  let top = limbs[used - 1]!;
-  let head = '';
-  while (top > 0) {
-    head = ALPHABET[top % 58]! + head;
-    top = Math.floor(top / 58);
+  const out = n <= 64 ? chars : Buffer.alloc(n * 2 + 8);
+  let p = 0;
+  for (; p < zeros; p++) out[p] = 49;
+  if (used > 0) {
+    let top = limbs[used - 1]!;
+    const start = p;
+    while (top > 0) {
+      const q = Math.floor(top / 58);
+      out[p++] = CODE[top - q * 58]!;
+      top = q;
+    }
+    out.subarray(start, p).reverse();
+    for (let j = used - 2; j >= 0; j--) {
+      let v = limbs[j]!;
+      for (let k = 4; k >= 0; k--) {
+        const q = Math.floor(v / 58);
+        out[p + k] = CODE[v - q * 58]!;
+        v = q;
+      }
+      p += 5;
+    }
   }
-  out += head;
-  for (let j = used - 2; j >= 0; j--) out += limbText(limbs[j]!);
-  return out;
-}
-
-function limbText(v: number): string {
-  const lo = v % 3364;
-  const mid = Math.floor(v / 3364) % 3364;
-  const hi = Math.floor(v / 11316496);
-  return ALPHABET[hi]! + PAIR[mid]! + PAIR[lo]!;
+  return out.toString('latin1', 0, p);
 }
 
 /** Decodes base58 text; throws ValidationError naming `field` on a bad character. */
@@ -63,7 +77,7 @@ export function base58Decode(text: string, field = 'base58'): Uint8Array {
   const n = text.length;
   let zeros = 0;
   while (zeros < n && text.charCodeAt(zeros) === 49) zeros++;
-  const limbs = scratch;
+  const limbs = n <= 96 ? scratch : new Float64Array(n);
   let used = 0;
   let i = zeros;
   const firstGroup = (n - zeros) % 5 || 5;

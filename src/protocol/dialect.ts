@@ -31,12 +31,15 @@ export interface Encoded {
   readonly signable: Uint8Array;
   /** The bytes actually passed to Ed25519 (equal to `signable` in raw mode). */
   readonly message: Uint8Array;
-  /** Deterministic order ids (base58), one per top-level action (v1: per order item); null where none applies. */
+  /**
+   * Deterministic order ids (base58), one per top-level action (v1: per order item); null where
+   * none applies. Computed on first read (not part of the signed request), so a caller can send first.
+   */
   readonly orderIds: (string | null)[];
   /** Endpoint path relative to the base URL (`/order`, `/agent-wallet`, ...). */
   readonly path: string;
-  /** The JSON request body carrying `signature`; u64 values stay exact (bigint or decimal string: serialize with stringifyJson). */
-  body(signature: string): Record<string, unknown>;
+  /** The JSON request body text carrying `signature` (base58); u64 values keep every digit. */
+  bodyText(signature: string): string;
 }
 
 export interface DialectCodec {

@@ -19,18 +19,23 @@ const U64_MAX = (1n << 64n) - 1n;
 
 class CurrentEncoded implements Encoded {
   readonly path = '/order';
+  private ids: (string | null)[] | undefined;
 
   constructor(
     readonly signable: Uint8Array,
     readonly message: Uint8Array,
-    readonly orderIds: (string | null)[],
     private readonly actions: Action[],
+    private readonly account: Uint8Array,
     private readonly input: EncodeInput,
   ) {}
 
-  body(signature: string): Record<string, unknown> {
+  get orderIds(): (string | null)[] {
+    return (this.ids ??= orderIds(this.actions, this.account, this.input.nonce));
+  }
+
+  bodyText(signature: string): string {
     const { nonce, account, signer } = this.input;
-    return { actions: this.actions, nonce: nonce.toString(), account, signer, signature };
+    return `{"actions":${JSON.stringify(this.actions)},"nonce":"${nonce}","account":${JSON.stringify(account)},"signer":${JSON.stringify(signer)},"signature":${JSON.stringify(signature)}}`;
   }
 }
 
@@ -61,8 +66,7 @@ export function createCurrentCodec(opts: CurrentCodecOptions = {}): DialectCodec
       checkInput(input);
       const lines = input.mode === 'offchain' ? clearSignLines(actions) : undefined;
       const signable = signableBytes(actions, input.nonce, account, NETWORK_BYTE[input.network], maxSchema);
-      const ids = orderIds(actions, account, input.nonce);
-      return new CurrentEncoded(signable, message(input.mode, signable, input, signer, lines), ids, actions, input);
+      return new CurrentEncoded(signable, message(input.mode, signable, input, signer, lines), actions, account, input);
     },
   };
 }

@@ -1,8 +1,7 @@
 // Deterministic order ids of the current dialect (§6.1): base58(sha256(seqno ‖ variant ‖ core body ‖ account ‖ nonce)).
 // Invariant: only top-level `m` and `l` get an id; builder codes, the envelope and the network byte are never hashed.
 
-import { createHash } from 'node:crypto';
-import { base58Encode } from '../base58.js';
+import { sha256Base58 } from '../hash.js';
 import { ByteWriter } from '../bytes.js';
 import { toFx } from '../fixed.js';
 import { actionBody, actionTag, VARIANT_INDEX, type Action } from './actions.js';
@@ -21,7 +20,7 @@ export function orderId(action: Action, seqno: number, account: Uint8Array, nonc
     if (m.slippage != null) w.u64(toFx(m.slippage, 'slippage'));
   } else writeLimitCore(w, actionBody(action, tag));
   w.raw(account).u64(nonce);
-  return base58Encode(createHash('sha256').update(w.subarray()).digest());
+  return sha256Base58(w.subarray());
 }
 
 /** One entry per top-level action, with seqno = its index. */

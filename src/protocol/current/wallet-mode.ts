@@ -1,9 +1,9 @@
 // Wallet signing modes of the current dialect (§3.5): Base58 text, the Solana offchain envelope and its clear-sign text.
 // Invariant: the clear-sign text equals the SDK's canonical text byte for byte; unsupported actions are refused, never guessed.
 
-import { createHash } from 'node:crypto';
 import { ValidationError } from '../../core/errors.js';
 import { NETWORK_BYTE, TIFS, type Network } from '../../core/types.js';
+import { sha256Hex } from '../hash.js';
 import { base58Encode } from '../base58.js';
 import { ByteWriter } from '../bytes.js';
 import { FX_SCALE, formatFx, toDouble } from '../fixed.js';
@@ -55,7 +55,7 @@ export interface ClearSignHeader {
 
 /** The clear-sign text: header lines, `Signable-Hash` (sha256 hex of the signable bytes), then `lines`. */
 export function clearSignText(header: ClearSignHeader, lines: readonly string[]): string {
-  const hash = createHash('sha256').update(header.signable).digest('hex');
+  const hash = sha256Hex(header.signable);
   let text = `Bulk Exchange Transaction\nNetwork: ${header.network}\nAccount: ${header.account}\nNonce: ${header.nonce}\nActions: ${lines.length}\nSignable-Hash: ${hash}\n`;
   for (let i = 0; i < lines.length; i++) text += `[${i}] ${lines[i]}\n`;
   return text;

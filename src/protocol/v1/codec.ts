@@ -14,26 +14,51 @@ function checkInput(input: EncodeInput): void {
   checkNonce(input.nonce);
 }
 
+/** The validated action without its own `nonce` field (the signed nonce is the input's). */
 function parseAction(actions: unknown, nonce: bigint): Action {
   const action = parse(actionSchema, actions, 'action');
-  if (action.nonce !== undefined && action.nonce !== nonce) throw new ValidationError('action.nonce', `${action.nonce} differs from the signed nonce ${nonce}`);
-  return action;
+  if (action.nonce === undefined) return action;
+  if (action.nonce !== nonce) throw new ValidationError('action.nonce', `${action.nonce} differs from the signed nonce ${nonce}`);
+  const { nonce: _signed, ...fields } = action;
+  return fields as Action;
+}
+
+class V1Encoded implements Encoded {
+  private ids: (string | null)[] | undefined;
+
+  constructor(
+    readonly message: Uint8Array,
+    private readonly action: Action,
+    private readonly account: Uint8Array,
+    private readonly input: EncodeInput,
+  ) {}
+
+  get signable(): Uint8Array {
+    return this.message;
+  }
+
+  get path(): string {
+    return ACTION_PATHS[this.action.type];
+  }
+
+  get orderIds(): (string | null)[] {
+    return (this.ids ??= orderIdsOf(this.action, this.account, this.input.nonce));
+  }
+
+  /** `{"action":{...action,"nonce":<integer>},"account","signer","signature"}` with the nonce's every digit. */
+  bodyText(signature: string): string {
+    const { nonce, account, signer } = this.input;
+    const head = JSON.stringify(this.action).slice(0, -1);
+    return `{"action":${head},"nonce":${nonce}},"account":${JSON.stringify(account)},"signer":${JSON.stringify(signer)},"signature":${JSON.stringify(signature)}}`;
+  }
 }
 
 function encode(input: EncodeInput): Encoded {
   checkInput(input);
-  const { nonce } = input;
-  const action = parseAction(input.actions, nonce);
+  const action = parseAction(input.actions, input.nonce);
   const account = decodeKey32(input.account, 'account');
   const signer = decodeKey32(input.signer, 'signer');
-  const message = serializeAction(action, nonce, account, signer);
-  return {
-    signable: message,
-    message,
-    orderIds: orderIdsOf(action, account, nonce),
-    path: ACTION_PATHS[action.type],
-    body: (signature) => ({ action: { ...action, nonce }, account: input.account, signer: input.signer, signature }),
-  };
+  return new V1Encoded(serializeAction(action, input.nonce, account, signer), action, account, input);
 }
 
 export const v1Codec: DialectCodec = { name: 'v1', encode };

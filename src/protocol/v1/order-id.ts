@@ -1,8 +1,7 @@
 // v1 order ids (the spec has no rule; the project mirrors venue-protocol §6.1): id of place item k of `orders` =
 // base58(sha256(u32 LE k ‖ wincode OrderItem ‖ account[32] ‖ u64 LE nonce)). Invariant: other items and actions get null.
 
-import { createHash } from 'node:crypto';
-import { base58Encode } from '../base58.js';
+import { sha256Base58 } from '../hash.js';
 import { ByteWriter } from '../bytes.js';
 import type { Action, OrderItem } from './actions.js';
 import { checkNonce, key32Bytes, writeOrderItem, type Key32 } from './serialize.js';
@@ -17,7 +16,7 @@ export function orderIdOf(item: OrderItem, index: number, account: Key32, nonce:
   writer.reset().u32(index);
   writeOrderItem(writer, item);
   writer.raw(accountBytes).u64(nonce);
-  return base58Encode(createHash('sha256').update(writer.subarray()).digest());
+  return sha256Base58(writer.subarray());
 }
 
 /** One id per item of an order action (null for cancel/cancelAll); `[null]` for any other action. */

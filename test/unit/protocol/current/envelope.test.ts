@@ -164,14 +164,14 @@ describe('order ids and the request body', () => {
     const encoded = currentCodec.encode(input([limit()], { nonce }));
     expect(encoded.path).toBe('/order');
     const signature = '1'.repeat(64);
-    expect(encoded.body(signature)).toEqual({ actions: [limit()], nonce: nonce.toString(), account: ACCOUNT, signer: ACCOUNT, signature });
+    expect(JSON.parse(encoded.bodyText(signature))).toEqual({ actions: [limit()], nonce: nonce.toString(), account: ACCOUNT, signer: ACCOUNT, signature });
   });
 
   it('normalizes renameSubAccount {account, name} to the wire form {a, n} with identical bytes', () => {
     const wire = currentCodec.encode(input([{ renameSubAccount: { a: KEY, n: 'desk-2' } }]));
     const fixture = currentCodec.encode(input([{ renameSubAccount: { account: KEY, name: 'desk-2' } }]));
     expect(fixture.signable).toEqual(wire.signable);
-    expect(fixture.body('1'.repeat(64)).actions).toEqual([{ renameSubAccount: { a: KEY, n: 'desk-2' } }]);
+    expect(JSON.parse(fixture.bodyText('1'.repeat(64))).actions).toEqual([{ renameSubAccount: { a: KEY, n: 'desk-2' } }]);
   });
 
   it('writes an msp lifetime as Some(u32) after the nested actions (docs layout, unpinned)', () => {

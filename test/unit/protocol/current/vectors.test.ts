@@ -111,6 +111,6 @@ describe('bulk-keychain wallet-mode-vectors.json (seed 0x09 x 32)', () => {
     if (v.mode === 'Offchain') expect(offchainPayload(encoded.message)).toBe(v.canonical_text);
     expect(signB58(fromHex(v.message_hex))).toBe(v.signature);
     expect(signB58(encoded.message)).toBe(v.signature);
-    expect(encoded.body(v.signature)).toEqual({ actions: v.actions, nonce: v.nonce, account: v.account, signer: v.signer, signature: v.signature });
+    expect(JSON.parse(encoded.bodyText(v.signature))).toEqual({ actions: v.actions, nonce: v.nonce, account: v.account, signer: v.signer, signature: v.signature });
   });
 });

@@ -1,0 +1,29 @@
+// Command-line option parsing shared by every subcommand, with usage errors that name the option.
+// Invariant: unknown options and missing values are errors, never silently ignored.
+
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { PerpbotError } from '../core/errors.js';
+
+/** A usage mistake: the CLI prints it with the command's help and exits with status 2. */
+export class UsageError extends PerpbotError {
+  constructor(message: string) {
+    super('USAGE', message);
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export function parseCommand<O extends Options>(argv: string[], options: O, allowPositionals = false) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** Returns `value` if it is one of `allowed`, else a UsageError naming `--option`. */
+export function oneOf<T extends string>(option: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`--${option} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}`);
+}

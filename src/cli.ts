@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// perpbot command line: dispatches subcommands; errors go to stderr with a non-zero exit status.
+// Invariant: exit 0 success, 1 runtime or input error, 2 usage error; secrets are never printed.
+
+import { keygen, keygenHelp } from './app/commands/keygen.js';
+import { sign, signHelp } from './app/commands/sign.js';
+import { UsageError } from './app/args.js';
+import { PerpbotError } from './core/errors.js';
+
+type Command = { run: (argv: string[], out: (line: string) => void) => number | Promise<number>; help: string; summary: string };
+
+const COMMANDS: Record<string, Command> = {
+  keygen: { run: keygen, help: keygenHelp, summary: 'create a new Ed25519 keypair file' },
+  sign: { run: sign, help: signHelp, summary: 'encode and sign a request (v1 or current dialect)' },
+};
+
+function mainHelp(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return `perpbot: automated trading on a perpetual-futures venue
+
+Usage: perpbot <command> [options]     (perpbot <command> --help for details)
+
+Commands:
+${lines.join('\n')}`;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    out(mainHelp());
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`perpbot: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}\n`);
+    return 2;
+  }
+  try {
+    return await command.run(rest, out);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`perpbot ${name}: ${e.message}\n\n${command.help}\n`);
+      return 2;
+    }
+    if (e instanceof PerpbotError) {
+      process.stderr.write(`perpbot ${name}: error: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

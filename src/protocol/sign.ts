@@ -1,0 +1,22 @@
+// The signing hot path: encode with a dialect, sign with the node:crypto key, build the JSON body.
+// Invariant: the key must belong to the declared signer; nothing is signed for any other.
+
+import { SigningError } from '../core/errors.js';
+import type { DialectCodec, EncodeInput, Encoded } from './dialect.js';
+import type { Keypair } from './keys.js';
+
+export interface SignedRequest {
+  readonly encoded: Encoded;
+  /** Base58 Ed25519 signature of `encoded.message`. */
+  readonly signature: string;
+  /** The request body as JSON text (u64 values exact). */
+  readonly bodyText: string;
+}
+
+/** Encodes and signs one request; throws ValidationError on bad input, SigningError on a key/signer mismatch. */
+export function signRequest(codec: DialectCodec, key: Keypair, input: EncodeInput): SignedRequest {
+  if (input.signer !== key.publicKey) throw new SigningError(`the key ${key.publicKey} is not the declared signer ${input.signer}`);
+  const encoded = codec.encode(input);
+  const signature = key.signBase58(encoded.message);
+  return { encoded, signature, bodyText: encoded.bodyText(signature) };
+}
