@@ -2,7 +2,13 @@
 // perpbot command line: dispatches subcommands; errors go to stderr with a non-zero exit status.
 // Invariant: exit 0 success, 1 runtime or input error, 2 usage error; secrets are never printed.
 
+import { account, accountHelp } from './app/commands/account.js';
+import { agent, agentHelp } from './app/commands/agent.js';
+import { faucet, faucetHelp } from './app/commands/faucet.js';
 import { keygen, keygenHelp } from './app/commands/keygen.js';
+import { leverage, leverageHelp } from './app/commands/leverage.js';
+import { order, orderHelp } from './app/commands/order.js';
+import { watch, watchHelp } from './app/commands/watch.js';
 import { sign, signHelp } from './app/commands/sign.js';
 import { UsageError } from './app/args.js';
 import { PerpbotError } from './core/errors.js';
@@ -12,6 +18,12 @@ type Command = { run: (argv: string[], out: (line: string) => void) => number | 
 const COMMANDS: Record<string, Command> = {
   keygen: { run: keygen, help: keygenHelp, summary: 'create a new Ed25519 keypair file' },
   sign: { run: sign, help: signHelp, summary: 'encode and sign a request (v1 or current dialect)' },
+  account: { run: account, help: accountHelp, summary: 'query an account (orders, fills, positions, history)' },
+  order: { run: order, help: orderHelp, summary: 'place, cancel or cancel all orders' },
+  leverage: { run: leverage, help: leverageHelp, summary: "set a market's maximum leverage" },
+  agent: { run: agent, help: agentHelp, summary: 'authorize or revoke an agent wallet' },
+  faucet: { run: faucet, help: faucetHelp, summary: 'request test collateral' },
+  watch: { run: watch, help: watchHelp, summary: 'print the messages of venue topics' },
 };
 
 function mainHelp(): string {

@@ -2,6 +2,7 @@
 // predicts order ids and builds the signed body. Invariant: raw mode only; nothing is produced from invalid input.
 
 import { ValidationError } from '../../core/errors.js';
+import { stringifyJson } from '../../core/json.js';
 import { parse } from '../../core/schema.js';
 import type { DialectCodec, EncodeInput, Encoded } from '../dialect.js';
 import { decodeKey32 } from '../pubkey.js';
@@ -45,10 +46,13 @@ class V1Encoded implements Encoded {
     return (this.ids ??= orderIdsOf(this.action, this.account, this.input.nonce));
   }
 
-  /** `{"action":{...action,"nonce":<integer>},"account","signer","signature"}` with the nonce's every digit. */
+  /**
+   * `{"action":{...action,"nonce":<integer>},"account","signer","signature"}` with every digit of the
+   * nonce; besides the nonce, only the oracle action carries u64 values (its timestamps).
+   */
   bodyText(signature: string): string {
     const { nonce, account, signer } = this.input;
-    const head = JSON.stringify(this.action).slice(0, -1);
+    const head = (this.action.type === 'oracle' ? stringifyJson : JSON.stringify)(this.action).slice(0, -1);
     return `{"action":${head},"nonce":${nonce}},"account":${JSON.stringify(account)},"signer":${JSON.stringify(signer)},"signature":${JSON.stringify(signature)}}`;
   }
 }

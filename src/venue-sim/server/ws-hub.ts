@@ -4,6 +4,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
+import { stringifyJson } from '../../core/json.js';
 
 export interface HubOptions {
   /** Server ping interval (ms). Default 30 000. */
@@ -18,12 +19,22 @@ export interface HubOptions {
   maxFrameBytes?: number;
 }
 
-/** Resolves subscription objects to topics and provides each topic's initial messages. */
+/**
+ * Resolves subscription objects to stream keys and provides each key's initial messages. A key is
+ * a topic (`ticker.BTC-USD`), or a topic with a variant after `#` (`l2snapshot.BTC-USD#20`) when
+ * subscribers of one topic need different payloads; messages always name the bare topic.
+ */
 export interface TopicSource {
-  /** Topics for one subscription object, or an error message for an invalid one. */
+  /** Stream keys for one subscription object, or an error message for an invalid one. */
   resolve(subscription: unknown): { topics: string[] } | { error: string };
-  /** Messages (already serialized) a new subscriber of `topic` receives first, in order. */
-  initial(topic: string): string[];
+  /** Messages (already serialized) a new subscriber of `key` receives first, in order. */
+  initial(key: string): string[];
+}
+
+/** The topic a stream key publishes under (the key without its `#variant`). */
+export function topicOfKey(key: string): string {
+  const hash = key.indexOf('#');
+  return hash < 0 ? key : key.slice(0, hash);
 }
 
 export interface HubStats {
@@ -64,20 +75,25 @@ export class WsHub {
     this.pingTimer.unref();
   }
 
-  /** True when at least one client listens to `topic` (lets producers skip work). */
-  hasSubscribers(topic: string): boolean {
-    return (this.subscribers.get(topic)?.size ?? 0) > 0;
+  /** True when at least one client listens to stream `key` (lets producers skip work). */
+  hasSubscribers(key: string): boolean {
+    return (this.subscribers.get(key)?.size ?? 0) > 0;
   }
 
-  /** Sends `{type, data, topic}` to every subscriber of `topic`; serialized once. */
-  publish(topic: string, type: string, data: unknown): void {
-    const subs = this.subscribers.get(topic);
+  /** Sends `{type, data, topic}` to every subscriber of stream `key`; serialized once. */
+  publish(key: string, type: string, data: unknown): void {
+    const subs = this.subscribers.get(key);
     if (!subs || subs.size === 0) return;
-    const text = JSON.stringify({ type, data, topic });
-    for (const c of subs) this.send(c, text);
+    this.publishText(key, stringifyJson({ type, data, topic: topicOfKey(key) }));
   }
 
-  /** Topics with at least one subscriber. */
+  /** Sends already serialized `text` to every subscriber of stream `key`. */
+  publishText(key: string, text: string): void {
+    const subs = this.subscribers.get(key);
+    if (subs) for (const c of subs) this.send(c, text);
+  }
+
+  /** Stream keys with at least one subscriber. */
   activeTopics(): IterableIterator<string> {
     return this.subscribers.keys();
   }
@@ -156,7 +172,7 @@ export class WsHub {
     if (client.topics.size + added.length > this.opts.maxSubscriptions) {
       return this.garbage(client, `at most ${this.opts.maxSubscriptions} subscriptions per connection`);
     }
-    this.reply(client, { type: 'subscriptionResponse', topics: requested });
+    this.reply(client, { type: 'subscriptionResponse', topics: requested.map(topicOfKey) });
     for (const t of added) {
       for (const text of this.source.initial(t)) this.send(client, text);
       client.topics.add(t);
@@ -167,8 +183,9 @@ export class WsHub {
   }
 
   private onUnsubscribe(client: Client, topic: unknown): void {
-    if (typeof topic !== 'string' || !client.topics.has(topic)) return this.garbage(client, `not subscribed to ${JSON.stringify(topic ?? null)}`);
-    this.unsubscribeTopic(client, topic);
+    const keys = [...client.topics].filter((k) => topicOfKey(k) === topic);
+    if (keys.length === 0) return this.garbage(client, `not subscribed to ${JSON.stringify(topic ?? null)}`);
+    for (const k of keys) this.unsubscribeTopic(client, k);
     this.reply(client, { type: 'unsubscribeResponse', topic });
   }
 

@@ -1,0 +1,153 @@
+// Benchmark `ingest`: L2 deltas through one connection into book$, beside a bare ws + JSON.parse client, and book apply.
+// Invariant: both clients read identical pre-built frames from the same loopback server in the same run; values are medians.
+
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocket } from 'ws';
+import { WsPool } from '../src/client/ws-pool.js';
+import { L2Book, type Levels } from '../src/market/book.js';
+import { MarketStreams } from '../src/market/market.js';
+import { median, rate, report } from './lib.js';
+
+const BENCH = 'ingest';
+const SYMBOL = 'BTC-USD';
+const DELTAS = 200_000;
+const RUNS = 5;
+/** Book timestamps are milliseconds (venue-protocol §9.2). */
+const TS0 = 1_763_770_000_000n;
+
+/** Deterministic deltas around a 90 000 mid: bids below, asks above (never crossed), one in eight a delete. */
+function deltas(n: number): Levels[] {
+  let seed = 42;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const out: Levels[] = [];
+  for (let i = 0; i < n; i++) {
+    const bid = i % 2 === 0;
+    const px = bid ? 90_000 - 0.5 * (1 + Math.floor(rnd() * 400)) : 90_000 + 0.5 * (1 + Math.floor(rnd() * 400));
+    const sz = rnd() < 0.125 ? 0 : Math.round(rnd() * 10_000) / 1000;
+    const level = [{ px, sz, n: 0 }];
+    out.push(bid ? [level, []] : [[], level]);
+  }
+  return out;
+}
+
+function frameText(updateType: 'snapshot' | 'delta', levels: Levels, i: number): string {
+  const book = `{"updateType":"${updateType}","symbol":"${SYMBOL}","levels":${JSON.stringify(levels)},"timestamp":${TS0 + BigInt(i)}}`;
+  return `{"type":"l2Delta","data":{"book":${book}},"topic":"l2delta.${SYMBOL}"}`;
+}
+
+/** An unmasked server text frame. */
+function wsFrame(text: string): Buffer {
+  const payload = Buffer.from(text, 'utf8');
+  const n = payload.length;
+  const head = n < 126 ? Buffer.from([0x81, n]) : n < 65536 ? Buffer.from([0x81, 126, n >> 8, n & 255]) : Buffer.alloc(10);
+  if (n >= 65536) {
+    head[0] = 0x81;
+    head[1] = 127;
+    head.writeBigUInt64BE(BigInt(n), 2);
+  }
+  return Buffer.concat([head, payload]);
+}
+
+/** A minimal WebSocket server: after the client's first frame (its subscribe), writes every pre-built frame at once. */
+function startServer(stream: Buffer): Promise<{ url: string; close: () => void }> {
+  const server = createServer();
+  const sockets = new Set<Socket>();
+  server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    const accept = createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    socket.once('data', () => socket.write(stream));
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `ws://127.0.0.1:${port}/ws`,
+        close: () => {
+          for (const s of sockets) s.destroy();
+          server.close();
+        },
+      });
+    }),
+  );
+}
+
+const SUBSCRIBE = JSON.stringify({ method: 'subscribe', subscription: [{ type: 'l2Delta', symbol: SYMBOL }] });
+
+/** Bare ws client + JSON.parse: frames per second until the last delta. */
+function rawRun(url: string, frames: number): Promise<number> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url);
+    let count = 0;
+    let start = 0n;
+    let sink = 0;
+    ws.on('open', () => {
+      start = process.hrtime.bigint();
+      ws.send(SUBSCRIBE);
+    });
+    ws.on('message', (data) => {
+      sink += (JSON.parse(data.toString()) as { topic: string }).topic.length;
+      if (++count === frames) {
+        const s = Number(process.hrtime.bigint() - start) / 1e9;
+        ws.terminate();
+        resolve(sink > 0 ? (frames - 1) / s : 0);
+      }
+    });
+  });
+}
+
+/** perpbot: one connection → validated routing → book builder → book$ subscriber. */
+function bookRun(url: string, frames: number): Promise<number> {
+  return new Promise((resolve) => {
+    const pool = new WsPool({ url });
+    const market = new MarketStreams({ source: pool, crossCheckMs: 0 });
+    const start = process.hrtime.bigint();
+    let best = 0;
+    const sub = market.book$(SYMBOL).subscribe((book) => {
+      best += book.bestBid()?.px ?? 0;
+      if (book.version === frames) {
+        const s = Number(process.hrtime.bigint() - start) / 1e9;
+        sub.unsubscribe();
+        pool.close();
+        resolve(best > 0 ? (frames - 1) / s : 0);
+      }
+    });
+  });
+}
+
+const all = deltas(DELTAS);
+const snapshot: Levels = [
+  Array.from({ length: 100 }, (_, i) => ({ px: 89_999.5 - i * 0.5, sz: 1, n: 1 })),
+  Array.from({ length: 100 }, (_, i) => ({ px: 90_000.5 + i * 0.5, sz: 1, n: 1 })),
+];
+const stream = Buffer.concat([wsFrame(frameText('snapshot', snapshot, 0)), ...all.map((d, i) => wsFrame(frameText('delta', d, i + 1)))]);
+const server = await startServer(stream);
+const frames = DELTAS + 1;
+const raw: number[] = [];
+const ours: number[] = [];
+const ratios: number[] = [];
+await rawRun(server.url, frames);
+await bookRun(server.url, frames);
+for (let r = 0; r < RUNS; r++) {
+  const a = await rawRun(server.url, frames);
+  const b = await bookRun(server.url, frames);
+  raw.push(a);
+  ours.push(b);
+  ratios.push(b / a);
+}
+server.close();
+
+const book = new L2Book(SYMBOL);
+book.applySnapshot(snapshot, TS0);
+let i = 0;
+const applyRates: number[] = [];
+for (let r = 0; r < RUNS; r++) applyRates.push(rate(() => book.applyDelta(all[i++ % DELTAS]!, TS0), 300));
+
+report(BENCH, 'deltas_per_s', median(ours), 'deltas/s');
+report(BENCH, 'raw_ws_parse_per_s', median(raw), 'frames/s');
+report(BENCH, 'ingest_ratio', median(ratios), 'ratio');
+report(BENCH, 'book_apply_per_s', median(applyRates), 'deltas/s');

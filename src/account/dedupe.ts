@@ -1,0 +1,17 @@
+// Bounded memory of event keys with multiplicity, for deduplicating order updates and fills.
+// Invariant: holds at most `capacity` distinct keys; the oldest inserted keys are forgotten first.
+
+export class KeyCounts {
+  private readonly counts = new Map<string, number>();
+
+  constructor(private readonly capacity = 100_000) {}
+
+  count(key: string): number {
+    return this.counts.get(key) ?? 0;
+  }
+
+  add(key: string): void {
+    this.counts.set(key, this.count(key) + 1);
+    if (this.counts.size > this.capacity) this.counts.delete(this.counts.keys().next().value!);
+  }
+}

@@ -1,0 +1,50 @@
+// Dialect JSON of the actions the command line sends: place, cancel, cancel-all, leverage, agent, faucet.
+// Invariant: only shapes; every value is validated by the dialect codec when the action is encoded.
+
+import type { Dialect, TimeInForce } from '../../core/types.js';
+
+export interface Place {
+  symbol: string;
+  isBuy: boolean;
+  size: number;
+  /** Absent: a market order. */
+  price: number | undefined;
+  tif: TimeInForce;
+  reduceOnly: boolean;
+  cloid: string | undefined;
+}
+
+export function placeAction(dialect: Dialect, p: Place): unknown {
+  if (dialect === 'current') {
+    return p.price === undefined
+      ? [{ m: { c: p.symbol, b: p.isBuy, sz: p.size, r: p.reduceOnly, i: false } }]
+      : [{ l: { c: p.symbol, b: p.isBuy, px: p.price, sz: p.size, tif: p.tif, r: p.reduceOnly, i: false } }];
+  }
+  const t = p.price === undefined ? { trigger: { is_market: true, triggerPx: 0 } } : { limit: { tif: p.tif } };
+  const order = { c: p.symbol, b: p.isBuy, px: p.price ?? 0, sz: p.size, r: p.reduceOnly, t, ...(p.cloid === undefined ? {} : { cloid: p.cloid }) };
+  return { type: 'order', orders: [{ order }] };
+}
+
+export function cancelAction(dialect: Dialect, symbol: string, orderId: string): unknown {
+  return dialect === 'current' ? [{ cx: { c: symbol, oid: orderId } }] : { type: 'order', orders: [{ cancel: { c: symbol, oid: orderId } }] };
+}
+
+/** Cancels every order in `symbols`, or everywhere when empty. */
+export function cancelAllAction(dialect: Dialect, symbols: string[]): unknown {
+  return dialect === 'current' ? [{ cxa: { c: symbols } }] : { type: 'order', orders: [{ cancelAll: { c: symbols } }] };
+}
+
+export function leverageAction(dialect: Dialect, symbol: string, leverage: number): unknown {
+  return dialect === 'current'
+    ? [{ updateUserSettings: { m: { [symbol]: leverage } } }]
+    : { type: 'updateUserSettings', settings: { m: [[symbol, leverage]] } };
+}
+
+export function agentAction(dialect: Dialect, agent: string, remove: boolean): unknown {
+  return dialect === 'current' ? [{ agentWalletCreation: { a: agent, d: remove } }] : { type: 'agentWalletCreation', agent, delete: remove };
+}
+
+export function faucetAction(dialect: Dialect, user: string, amount: number | undefined): unknown {
+  if (dialect === 'current') return [{ faucet: { u: user, ...(amount === undefined ? {} : { amount }) } }];
+  return { type: 'faucet', user, ...(amount === undefined ? {} : { amount }) };
+}

@@ -1,0 +1,223 @@
+// Typed HTTP client of the venue: account queries, exchangeInfo, l2book and signed actions; keep-alive, timeouts, rate limits.
+// Invariants: only idempotent reads are retried; a signed action is sent once per call, never re-signed; cancels have their own budget.
+
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { systemClock, type Clock } from '../core/clock.js';
+import { TransportError, VenueRejectError } from '../core/errors.js';
+import { parseJson } from '../core/json.js';
+import { parse, safeParse } from '../core/schema.js';
+import type { Dialect } from '../core/types.js';
+import type { SignedRequest } from '../protocol/sign.js';
+import { accountQuerySchema, parseAccountResponse, type AccountQueryType, type AccountResponse } from '../protocol/v1/account.js';
+import { errorBodySchema } from '../protocol/v1/responses.js';
+import { bookSchema, type Book } from '../protocol/v1/stream.js';
+import { backoffDelayMs, type BackoffOptions } from './backoff.js';
+import { exchangeInfoSchema, type MarketInfo } from './exchange-info.js';
+import { realSleep, TokenBucket, type RateLimit, type Sleep } from './rate-limit.js';
+import { isCancelOnly, outcomeOf, type HttpAnswer, type SubmitOutcome } from './submit.js';
+
+export interface HttpClientOptions {
+  /** REST base URL ending in the version prefix, e.g. `http://127.0.0.1:8080/api/v1`. */
+  baseUrl: string;
+  /** Dialect of the signed actions sent (decides how answers are validated). Default `v1`. */
+  dialect?: Dialect;
+  /** Per-request limit, ms. Default 10 000. */
+  timeoutMs?: number;
+  /** Reads and non-cancel actions. Default 20/s, burst 40. */
+  rateLimit?: RateLimit;
+  /** Actions made only of cancels. Default 50/s, burst 100. */
+  cancelRateLimit?: RateLimit;
+  /** Extra attempts of a failed read. Default 3. */
+  readRetries?: number;
+  /** Delay between read attempts. Default 200 ms doubling to 5 s. */
+  backoff?: BackoffOptions;
+  /** Largest answer accepted, bytes. Default 64 MiB. */
+  maxBodyBytes?: number;
+  /** Keep-alive sockets per host. Default 16. */
+  maxSockets?: number;
+  clock?: Clock;
+  sleep?: Sleep;
+  random?: () => number;
+}
+
+export interface HttpStats {
+  requests: number;
+  readRetries: number;
+  timeouts: number;
+  outcomes: Record<SubmitOutcome['outcome'], number>;
+}
+
+/** A request that failed in transport; `written` tells whether its bytes had been handed to the socket. */
+class TransportFailure extends Error {
+  constructor(
+    message: string,
+    readonly written: boolean,
+    readonly timedOut: boolean,
+  ) {
+    super(message);
+  }
+}
+
+const RETRYABLE = (status: number) => status === 408 || status === 429 || status >= 500;
+
+export class HttpClient {
+  private readonly base: URL;
+  private readonly dialect: Dialect;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly maxBodyBytes: number;
+  private readonly sleep: Sleep;
+  private readonly agent: HttpAgent;
+  private readonly normal: TokenBucket;
+  private readonly cancels: TokenBucket;
+  readonly stats: HttpStats = { requests: 0, readRetries: 0, timeouts: 0, outcomes: { accepted: 0, rejected: 0, unknown: 0 } };
+
+  constructor(private readonly opts: HttpClientOptions) {
+    this.base = new URL(opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
+    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw new RangeError(`baseUrl must be http(s), got ${opts.baseUrl}`);
+    this.dialect = opts.dialect ?? 'v1';
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.retries = opts.readRetries ?? 3;
+    this.maxBodyBytes = opts.maxBodyBytes ?? 64 * 1024 * 1024;
+    this.sleep = opts.sleep ?? realSleep;
+    const agentOptions = { keepAlive: true, maxSockets: opts.maxSockets ?? 16 };
+    this.agent = this.base.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+    const clock = opts.clock ?? systemClock();
+    this.normal = new TokenBucket(opts.rateLimit ?? { perSecond: 20, burst: 40 }, clock, this.sleep);
+    this.cancels = new TokenBucket(opts.cancelRateLimit ?? { perSecond: 50, burst: 100 }, clock, this.sleep);
+  }
+
+  /** POST /account; throws TransportError after the retries, VenueRejectError on a 4xx, ValidationError on a malformed answer. */
+  account<T extends AccountQueryType>(type: T, user: string): Promise<AccountResponse<T>> {
+    const body = JSON.stringify(parse(accountQuerySchema, { type, user }));
+    return this.read('POST', '/account', body, (json) => parseAccountResponse(type, json));
+  }
+
+  /** GET /exchangeInfo: every listed market. */
+  exchangeInfo(): Promise<MarketInfo[]> {
+    return this.read('GET', '/exchangeInfo', undefined, (json) => parse(exchangeInfoSchema, json));
+  }
+
+  /** GET /l2book: the book of `symbol`, `nlevels` per side when given (bids best first, asks best first). */
+  l2book(symbol: string, nlevels?: number): Promise<Book> {
+    const query = new URLSearchParams({ type: 'l2book', coin: symbol });
+    if (nlevels !== undefined) query.set('nlevels', String(nlevels));
+    return this.read('GET', `/l2book?${query}`, undefined, (json) => parse(bookSchema, json));
+  }
+
+  /** Sends a signed action once (to `encoded.path`). Never throws for venue or transport failures: see SubmitOutcome. */
+  async submit(request: SignedRequest): Promise<SubmitOutcome> {
+    await (isCancelOnly(request) ? this.cancels : this.normal).take();
+    let outcome: SubmitOutcome;
+    try {
+      outcome = outcomeOf(this.dialect, request, await this.send('POST', request.encoded.path, request.bodyText));
+    } catch (e) {
+      const f = e as TransportFailure;
+      outcome = f.written
+        ? { outcome: 'unknown', reason: f.message, request }
+        : { outcome: 'rejected', reason: `not sent: ${f.message}`, httpStatus: undefined, code: undefined, retryAfterMs: undefined };
+    }
+    this.stats.outcomes[outcome.outcome]++;
+    return outcome;
+  }
+
+  /** Sends the identical signed bytes of an unknown outcome again (same nonce, same order ids: it cannot double an order). */
+  resend(unknown: Extract<SubmitOutcome, { outcome: 'unknown' }>): Promise<SubmitOutcome> {
+    return this.submit(unknown.request);
+  }
+
+  /** Closes the idle keep-alive sockets. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private async read<T>(method: 'GET' | 'POST', path: string, body: string | undefined, parseBody: (json: unknown) => T): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      await this.normal.take();
+      let answer: HttpAnswer | undefined;
+      let failure: string;
+      try {
+        answer = await this.send(method, path, body);
+        if (answer.status === 200) return parseBody(parseJson(answer.body));
+        failure = `HTTP ${answer.status}`;
+        if (!RETRYABLE(answer.status)) {
+          const e = safeParse(errorBodySchema, safeJson(answer.body));
+          throw new VenueRejectError(`${method} ${path}: ${e.ok ? `${e.value.error.code}: ${e.value.error.message}` : failure}`);
+        }
+      } catch (e) {
+        if (!(e instanceof TransportFailure)) throw e;
+        failure = e.message;
+      }
+      if (attempt >= this.retries) throw new TransportError(`${method} ${path} failed after ${attempt + 1} attempts: ${failure}`);
+      this.stats.readRetries++;
+      const waitMs = Math.max(answer?.retryAfterMs ?? 0, backoffDelayMs(attempt, this.opts.backoff ?? { initialMs: 200, maxMs: 5_000 }, this.opts.random));
+      await this.sleep(waitMs);
+    }
+  }
+
+  private send(method: 'GET' | 'POST', path: string, body: string | undefined): Promise<HttpAnswer> {
+    this.stats.requests++;
+    const url = new URL(path.replace(/^\//, ''), this.base);
+    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<HttpAnswer>((resolve, reject) => {
+      let written = false;
+      let settled = false;
+      const fail = (message: string, timedOut = false) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (timedOut) this.stats.timeouts++;
+        reject(new TransportFailure(message, written, timedOut));
+        req.destroy();
+      };
+      const headers: Record<string, string | number> = { accept: 'application/json' };
+      if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      const req = request(url, { method, agent: this.agent, headers }, (res) => this.collect(res, (message) => fail(message), (answer) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(answer);
+      }));
+      const timer = setTimeout(() => fail(`timed out after ${this.timeoutMs} ms`, true), this.timeoutMs);
+      req.on('finish', () => {
+        written = true;
+      });
+      req.on('error', (e) => fail(e.message));
+      req.end(body);
+    });
+  }
+
+  private collect(res: IncomingMessage, fail: (message: string) => void, done: (answer: HttpAnswer) => void): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > this.maxBodyBytes) return fail(`answer larger than ${this.maxBodyBytes} bytes`);
+      chunks.push(chunk);
+    });
+    res.on('error', (e) => fail(e.message));
+    res.on('close', () => {
+      if (!res.complete) fail('connection lost while reading the answer');
+    });
+    res.on('end', () => {
+      done({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), retryAfterMs: retryAfterMs(res.headers['retry-after']) });
+    });
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Retry-After as delay-seconds or an HTTP date, in ms; undefined when absent or unreadable. */
+function retryAfterMs(header: string | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}

@@ -1,0 +1,10 @@
+// The logging port of the client, market and account layers: a pino-compatible `warn`/`info`.
+// Invariant: nothing here writes anywhere by itself; the composition root injects a real logger.
+
+export interface Logger {
+  warn(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+}
+
+/** Discards everything (the default until the daemon wires pino). */
+export const silentLogger: Logger = { warn: () => undefined, info: () => undefined };

@@ -1,0 +1,76 @@
+// Stream operators of the venue adapter: silence detection (watchdog) and latest-value conflation.
+// Invariant: both run on an injected RxJS scheduler, so marble tests and backtests drive them in virtual time.
+
+import { asapScheduler, auditTime, Observable, type MonoTypeOperatorFunction, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+
+/**
+ * Calls `onStale(silentMs)` whenever `touch` was not called for `timeoutMs`, and again every `timeoutMs`
+ * while the silence lasts. `touch` costs one clock read (no timer churn on the hot path).
+ */
+export class Watchdog {
+  private last = 0;
+  private action: Subscription | undefined;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly scheduler: SchedulerLike,
+    private readonly onStale: (silentMs: number) => void,
+  ) {}
+
+  /** (Re)starts watching from now. */
+  start(): void {
+    this.stop();
+    this.last = this.scheduler.now();
+    this.arm(this.timeoutMs);
+  }
+
+  touch(): void {
+    this.last = this.scheduler.now();
+  }
+
+  stop(): void {
+    this.action?.unsubscribe();
+    this.action = undefined;
+  }
+
+  private arm(delayMs: number): void {
+    this.action = this.scheduler.schedule(() => this.check(), delayMs);
+  }
+
+  private check(): void {
+    const now = this.scheduler.now();
+    const silent = now - this.last;
+    if (silent < this.timeoutMs) return this.arm(this.timeoutMs - silent);
+    this.last = now;
+    const action = this.action;
+    this.onStale(silent);
+    if (this.action === action) this.arm(this.timeoutMs);
+  }
+}
+
+/** Emits the silence length (ms) each time the source stays quiet for `timeoutMs` (repeatedly while quiet). */
+export function watchdog(timeoutMs: number, scheduler: SchedulerLike): OperatorFunction<unknown, number> {
+  return (source) =>
+    new Observable<number>((subscriber) => {
+      const dog = new Watchdog(timeoutMs, scheduler, (ms) => subscriber.next(ms));
+      dog.start();
+      const sub = source.subscribe({
+        next: () => dog.touch(),
+        error: (e) => subscriber.error(e),
+        complete: () => subscriber.complete(),
+      });
+      return () => {
+        dog.stop();
+        sub.unsubscribe();
+      };
+    });
+}
+
+/**
+ * Latest-value conflation: after a burst of values (everything emitted before `scheduler` runs again;
+ * with the default asap scheduler, one socket read), delivers only the newest. A slow subscriber therefore
+ * sees fewer, newer values and never holds up the producer.
+ */
+export function conflate<T>(scheduler: SchedulerLike = asapScheduler): MonoTypeOperatorFunction<T> {
+  return auditTime(0, scheduler);
+}

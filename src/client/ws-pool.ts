@@ -1,0 +1,99 @@
+// Topic → hot, ref-counted Observable over as many connections as the 100-subscription limit requires.
+// Invariants: a topic is subscribed on the venue exactly while someone listens; each topic lives on one connection.
+
+import { Observable, share } from 'rxjs';
+import { MAX_SUBSCRIPTIONS, type StreamMessage, type Subscription } from '../protocol/v1/stream.js';
+import { topicOf, WsConnection, type ConnectionStats, type WsConnectionOptions } from './ws-connection.js';
+
+/** What the market and account layers need from the stream side of the client. */
+export interface StreamSource {
+  /** Hot, ref-counted messages of the subscription's single topic. */
+  topic$(subscription: Subscription): Observable<StreamMessage>;
+  /** Asks the venue for the topic again (its snapshot comes first); a no-op for a topic nobody holds. */
+  resubscribe(topic: string): void;
+}
+
+export interface WsPoolOptions extends WsConnectionOptions {
+  /** Topics per connection before another one is opened. Default 100 (the venue's limit). */
+  maxTopicsPerConnection?: number;
+}
+
+export class WsPool implements StreamSource {
+  private readonly conns: WsConnection[] = [];
+  private readonly owners = new Map<string, WsConnection>();
+  private readonly streams = new Map<string, Observable<StreamMessage>>();
+  private readonly perConnection: number;
+
+  constructor(private readonly opts: WsPoolOptions) {
+    this.perConnection = Math.min(opts.maxTopicsPerConnection ?? MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTIONS);
+  }
+
+  /** The open connections, oldest first (each exposes `state$` and `stats`). */
+  get connections(): readonly WsConnection[] {
+    return this.conns;
+  }
+
+  /** Sum of every connection's counters. */
+  get stats(): ConnectionStats {
+    const total: ConnectionStats = {
+      messages: 0,
+      opens: 0,
+      staleResubscribes: 0,
+      idleDrops: 0,
+      invalidFrames: { binary: 0, malformed: 0, schema: 0, venueError: 0, unrouted: 0 },
+    };
+    const frames = total.invalidFrames as Record<string, number>;
+    for (const c of this.conns) {
+      const s = c.stats;
+      total.messages += s.messages;
+      total.opens += s.opens;
+      total.staleResubscribes += s.staleResubscribes;
+      total.idleDrops += s.idleDrops;
+      for (const [kind, n] of Object.entries(s.invalidFrames)) frames[kind]! += n;
+    }
+    return total;
+  }
+
+  topic$(subscription: Subscription): Observable<StreamMessage> {
+    const topic = topicOf(subscription);
+    let stream = this.streams.get(topic);
+    if (!stream) {
+      stream = new Observable<StreamMessage>((subscriber) => {
+        const conn = this.connectionWithRoom();
+        conn.subscribe(subscription, (m) => subscriber.next(m));
+        this.owners.set(topic, conn);
+        return () => {
+          this.owners.delete(topic);
+          conn.unsubscribe(topic);
+          this.release(conn);
+        };
+      }).pipe(share());
+      this.streams.set(topic, stream);
+    }
+    return stream;
+  }
+
+  resubscribe(topic: string): void {
+    this.owners.get(topic)?.resubscribe(topic);
+  }
+
+  close(): void {
+    for (const c of this.conns.splice(0)) c.close();
+  }
+
+  private connectionWithRoom(): WsConnection {
+    let conn = this.conns.find((c) => c.topicCount < this.perConnection);
+    if (!conn) {
+      conn = new WsConnection(this.opts);
+      this.conns.push(conn);
+    }
+    return conn;
+  }
+
+  /** Closes an emptied connection unless it is the last one. */
+  private release(conn: WsConnection): void {
+    if (conn.topicCount > 0 || this.conns.length === 1) return;
+    this.conns.splice(this.conns.indexOf(conn), 1);
+    conn.close();
+  }
+}

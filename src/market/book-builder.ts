@@ -1,0 +1,87 @@
+// Book building: snapshot-then-delta in, the consistent live L2Book out after every change; rebuilds on crossed/mismatch.
+// Invariants: nothing is emitted between a rebuild request and the next snapshot; deltas before a snapshot are dropped.
+
+import { Observable } from 'rxjs';
+import type { Book } from '../protocol/v1/stream.js';
+import { L2Book } from './book.js';
+
+export type RebuildReason = 'crossed' | 'mismatch';
+
+export interface BookBuilderStats {
+  snapshots: number;
+  deltas: number;
+  /** Deltas dropped while waiting for a snapshot. */
+  dropped: number;
+  checks: number;
+  mismatches: number;
+  rebuilds: Record<RebuildReason, number>;
+}
+
+export interface BookBuilderOptions {
+  symbol: string;
+  /** Snapshots (from `l2snapshot` or `/l2book`) to compare the book with. */
+  checks$: Observable<Book>;
+  /** Levels per side the checks carry (`nlevels`); Infinity when they carry the whole book. */
+  checkDepth: number;
+  /** Consecutive mismatching checks that trigger a rebuild (one may race a delta in flight). Default 2. */
+  mismatchesBeforeRebuild?: number;
+  /** Called when the book must be rebuilt: subscribe the delta topic again so a snapshot comes first. */
+  onRebuild: (reason: RebuildReason) => void;
+  /** Counters to update (for metrics); a fresh object when omitted. */
+  stats?: BookBuilderStats;
+}
+
+export function newBookBuilderStats(): BookBuilderStats {
+  return { snapshots: 0, deltas: 0, dropped: 0, checks: 0, mismatches: 0, rebuilds: { crossed: 0, mismatch: 0 } };
+}
+
+/** Builds the book of `opts.symbol` from the `l2delta` payloads of `messages$`. */
+export function buildBook(messages$: Observable<Book>, opts: BookBuilderOptions): Observable<L2Book> {
+  return new Observable<L2Book>((subscriber) => {
+    const stats = opts.stats ?? newBookBuilderStats();
+    const threshold = opts.mismatchesBeforeRebuild ?? 2;
+    const book = new L2Book(opts.symbol);
+    let ready = false;
+    let mismatches = 0;
+    const rebuild = (reason: RebuildReason) => {
+      ready = false;
+      mismatches = 0;
+      stats.rebuilds[reason]++;
+      opts.onRebuild(reason);
+    };
+    const onMessage = (m: Book) => {
+      if (m.updateType === 'snapshot') {
+        stats.snapshots++;
+        book.applySnapshot(m.levels, m.timestamp);
+        ready = true;
+        mismatches = 0;
+        subscriber.next(book);
+        return;
+      }
+      if (!ready) {
+        stats.dropped++;
+        return;
+      }
+      stats.deltas++;
+      book.applyDelta(m.levels, m.timestamp);
+      if (book.isCrossed()) return rebuild('crossed');
+      subscriber.next(book);
+    };
+    const onCheck = (snapshot: Book) => {
+      if (!ready) return;
+      stats.checks++;
+      if (book.matches(snapshot.levels, opts.checkDepth)) {
+        mismatches = 0;
+        return;
+      }
+      stats.mismatches++;
+      if (++mismatches >= threshold) rebuild('mismatch');
+    };
+    const checks = opts.checks$.subscribe({ next: onCheck, error: (e) => subscriber.error(e) });
+    const messages = messages$.subscribe({ next: onMessage, error: (e) => subscriber.error(e), complete: () => subscriber.complete() });
+    return () => {
+      checks.unsubscribe();
+      messages.unsubscribe();
+    };
+  });
+}

@@ -1,0 +1,172 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/core/clock.js';
+import { TransportError, VenueRejectError } from '../../../src/core/errors.js';
+import { HttpClient } from '../../../src/client/http.js';
+import { isCancelOnly } from '../../../src/client/submit.js';
+import { codecFor } from '../../../src/protocol/codecs.js';
+import { Keypair } from '../../../src/protocol/keys.js';
+import { signRequest } from '../../../src/protocol/sign.js';
+import { key, LoopbackVenue } from '../../support/loopback-venue.js';
+
+const KEY = Keypair.generate();
+let nonce = 1_763_770_000_000_000_000n;
+
+function signed(actions: unknown, dialect: 'v1' | 'current' = 'v1') {
+  return signRequest(codecFor(dialect), KEY, { actions, account: KEY.publicKey, signer: KEY.publicKey, nonce: nonce++, network: 'mainnet', mode: 'raw' });
+}
+
+const PLACE = { type: 'order', orders: [{ order: { c: 'BTC-USD', b: true, px: 100, sz: 1, r: false, t: { limit: { tif: 'GTC' } } } }] };
+const CANCEL = { type: 'order', orders: [{ cancel: { c: 'BTC-USD', oid: key(0x44) } }] };
+const OK = (statuses: unknown[]) => JSON.stringify({ status: 'ok', response: { type: 'order', data: { statuses } } });
+
+let venue: LoopbackVenue;
+let http: HttpClient;
+const sleeps: number[] = [];
+
+beforeEach(async () => {
+  venue = await LoopbackVenue.start();
+  sleeps.length = 0;
+  http = new HttpClient({ baseUrl: venue.httpUrl, timeoutMs: 200, readRetries: 2, sleep: async (ms) => void sleeps.push(ms), random: () => 0 });
+});
+
+afterEach(async () => {
+  http.close();
+  await venue.close();
+});
+
+describe('HttpClient.submit outcomes', () => {
+  it('accepted: the venue processed the action (item statuses validated)', async () => {
+    venue.answers.push({ status: 200, body: OK([{ resting: { oid: key(0x44) } }]) });
+    const outcome = await http.submit(signed(PLACE));
+    expect(outcome).toEqual({ outcome: 'accepted', response: { status: 'ok', response: { type: 'order', data: { statuses: [{ resting: { oid: key(0x44) } }] } } } });
+  });
+
+  it('rejected: a status "error" envelope, a 4xx error body, a 429 with Retry-After', async () => {
+    venue.answers.push({ status: 200, body: JSON.stringify({ status: 'error', response: { type: 'order', data: { statuses: [{ error: { message: 'bad signature' } }] } } }) });
+    venue.answers.push({ status: 400, body: JSON.stringify({ status: 'error', error: { code: 'INVALID', message: 'orders: missing field' } }) });
+    venue.answers.push({ status: 429, body: JSON.stringify({ status: 'error', error: { code: 'RATE_LIMITED', message: 'too many requests' } }), headers: { 'retry-after': '2' } });
+    expect(await http.submit(signed(PLACE))).toMatchObject({ outcome: 'rejected', reason: 'bad signature', httpStatus: 200 });
+    expect(await http.submit(signed(PLACE))).toMatchObject({ outcome: 'rejected', reason: 'orders: missing field', code: 'INVALID', httpStatus: 400 });
+    expect(await http.submit(signed(PLACE))).toMatchObject({ outcome: 'rejected', code: 'RATE_LIMITED', httpStatus: 429, retryAfterMs: 2000 });
+    expect(venue.actionBodies).toHaveLength(3);
+  });
+
+  it('unknown: HTTP 500, a timeout, the connection lost after sending, an unreadable 200; never retried by itself', async () => {
+    venue.answers.push({ status: 500, body: 'oops' }, 'hang', 'destroy', { status: 200, body: '{"status":"ok"' });
+    for (const reason of [/HTTP 500/, /timed out after 200 ms/, /socket hang up|ECONNRESET/, /unreadable answer/]) {
+      const outcome = await http.submit(signed(PLACE));
+      expect(outcome.outcome).toBe('unknown');
+      expect((outcome as { reason: string }).reason).toMatch(reason);
+    }
+    expect(venue.requests.get('/order')).toBe(4);
+    expect(http.stats.outcomes).toEqual({ accepted: 0, rejected: 0, unknown: 4 });
+  });
+
+  it('resend posts the identical signed bytes of an unknown outcome', async () => {
+    venue.answers.push('hang', { status: 200, body: OK([{ rejectedDuplicate: { oid: key(0x44) } }]) });
+    const request = signed(PLACE);
+    const first = await http.submit(request);
+    if (first.outcome !== 'unknown') throw new Error('expected unknown');
+    const second = await http.resend(first);
+    expect(second.outcome).toBe('accepted');
+    expect(venue.actionBodies).toEqual([request.bodyText, request.bodyText]);
+  });
+
+  it('a request that could not be sent at all is rejected (nothing reached the venue)', async () => {
+    const port = venue.port;
+    await venue.close();
+    const dead = new HttpClient({ baseUrl: `http://127.0.0.1:${port}/api/v1`, timeoutMs: 200 });
+    expect(await dead.submit(signed(PLACE))).toMatchObject({ outcome: 'rejected', reason: expect.stringMatching(/^not sent: .*ECONNREFUSED/) });
+    dead.close();
+    venue = await LoopbackVenue.start();
+  });
+
+  it('validates current-dialect answers at the envelope level', async () => {
+    const current = new HttpClient({ baseUrl: venue.httpUrl, dialect: 'current' });
+    venue.answers.push({ status: 200, body: OK([{ triggered: { oid: key(0x44) } }]) }, { status: 200, body: '{"status":"ok","response":{}}' });
+    const place = signed([{ l: { c: 'BTC-USD', b: true, px: 100, sz: 1, tif: 'GTC', r: false, i: false } }], 'current');
+    expect((await current.submit(place)).outcome).toBe('accepted');
+    expect((await current.submit(place)).outcome).toBe('unknown');
+    current.close();
+  });
+});
+
+describe('HttpClient reads', () => {
+  it('retries 5xx and 429 (honouring Retry-After) and then answers', async () => {
+    venue.answers.push({ status: 503, body: '' }, { status: 429, body: '', headers: { 'retry-after': '3' } });
+    venue.setBook('BTC-USD', [[100, 1]], [[101, 2]]);
+    const book = await http.l2book('BTC-USD', 10);
+    expect(book.levels).toEqual([[{ px: 100, sz: 1, n: 1 }], [{ px: 101, sz: 2, n: 1 }]]);
+    expect(sleeps).toEqual([100, 3000]);
+    expect(http.stats.readRetries).toBe(2);
+  });
+
+  it('gives up with a TransportError after the retries, and a 4xx is a VenueRejectError at once', async () => {
+    venue.httpMode = 'hang';
+    await expect(http.account('openOrders', key(1))).rejects.toThrow(TransportError);
+    expect(venue.requests.get('/account')).toBe(3);
+    venue.httpMode = 'ok';
+    venue.answers.push({ status: 404, body: JSON.stringify({ status: 'error', error: { code: 'NOT_FOUND', message: 'no such path' } }) });
+    await expect(http.exchangeInfo()).rejects.toThrow(VenueRejectError);
+    expect(venue.requests.get('/exchangeInfo')).toBe(1);
+  });
+
+  it('reads and validates account queries and exchangeInfo (both published shapes)', async () => {
+    venue.placeOrder(key(1), key(2), 'BTC-USD', true, 100, 1);
+    const rows = await http.account('openOrders', key(1));
+    expect(rows[0]!.openOrder).toMatchObject({ orderId: key(2), status: 'placed' });
+    venue.setBook('ETH-USD', [], []);
+    expect(await http.exchangeInfo()).toEqual([{ symbol: 'ETH-USD', tickSize: 0.5, lotSize: 0.001, minNotional: 10, maxLeverage: 50 }]);
+    venue.answers.push({ status: 200, body: JSON.stringify({ symbols: ['SOL-USD'], markets: { 'SOL-USD': { symbol: 'SOL-USD', tickSize: 0.01, lotSize: 0.1, maxLeverage: 20 } } }) });
+    expect(await http.exchangeInfo()).toEqual([{ symbol: 'SOL-USD', tickSize: 0.01, lotSize: 0.1, maxLeverage: 20 }]);
+  });
+
+  it('reuses keep-alive connections', async () => {
+    const sockets = new Set<unknown>();
+    venue.setBook('BTC-USD', [], []);
+    const server = (venue as unknown as { server: import('node:http').Server }).server;
+    server.on('request', (req: import('node:http').IncomingMessage) => sockets.add(req.socket));
+    for (let i = 0; i < 5; i++) await http.l2book('BTC-USD');
+    expect(sockets.size).toBe(1);
+  });
+});
+
+describe('rate limiting', () => {
+  it('cancels have their own budget and are not held up by queued orders', async () => {
+    const clock = new ManualClock(0n);
+    const released: (() => void)[] = [];
+    const limited = new HttpClient({
+      baseUrl: venue.httpUrl,
+      clock,
+      rateLimit: { perSecond: 1, burst: 1 },
+      cancelRateLimit: { perSecond: 10, burst: 2 },
+      sleep: (ms) =>
+        new Promise<void>((resolve) =>
+          released.push(() => {
+            clock.advanceMs(ms);
+            resolve();
+          }),
+        ),
+    });
+    const done: string[] = [];
+    const a = limited.submit(signed(PLACE)).then(() => done.push('place 1'));
+    const b = limited.submit(signed(PLACE)).then(() => done.push('place 2'));
+    const c = limited.submit(signed(CANCEL)).then(() => done.push('cancel'));
+    await Promise.all([a, c]);
+    expect(done.sort()).toEqual(['cancel', 'place 1']);
+    expect(released).toHaveLength(1);
+    released[0]!();
+    await b;
+    expect(done).toContain('place 2');
+    limited.close();
+  });
+
+  it('classifies cancel-only actions in both dialects', () => {
+    expect(isCancelOnly(signed(CANCEL))).toBe(true);
+    expect(isCancelOnly(signed({ type: 'order', orders: [{ cancelAll: { c: [] } }] }))).toBe(true);
+    expect(isCancelOnly(signed({ type: 'order', orders: [...CANCEL.orders, ...PLACE.orders] }))).toBe(false);
+    expect(isCancelOnly(signed({ type: 'faucet', user: KEY.publicKey }))).toBe(false);
+    expect(isCancelOnly(signed([{ cx: { c: 'BTC-USD', oid: key(0x44) } }, { cxa: { c: [] } }], 'current'))).toBe(true);
+    expect(isCancelOnly(signed([{ l: { c: 'BTC-USD', b: true, px: 100, sz: 1, tif: 'GTC', r: false, i: false } }], 'current'))).toBe(false);
+  });
+});

@@ -1,0 +1,35 @@
+import { TestScheduler } from 'rxjs/testing';
+import { describe, expect, it } from 'vitest';
+import { conflate, watchdog } from '../../../src/client/operators.js';
+
+function scheduler() {
+  return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+}
+
+describe('watchdog (marbles)', () => {
+  it('stays quiet while the source is active and fires after each silent period', () => {
+    const ts = scheduler();
+    ts.run(({ hot, expectObservable }) => {
+      const source = hot('a 4ms b 4ms c 20ms |');
+      // c at frame 10; silent from then on: fires at 20 and again at 30, completes with the source at 31.
+      expectObservable(source.pipe(watchdog(10, ts))).toBe('20ms x 9ms y 0ms |', { x: 10, y: 10 });
+    });
+  });
+
+  it('fires from subscription time when the source never emits', () => {
+    const ts = scheduler();
+    ts.run(({ cold, expectObservable }) => {
+      expectObservable(cold('-').pipe(watchdog(5, ts)), '^ 12ms !').toBe('5ms x 4ms x', { x: 5 });
+    });
+  });
+});
+
+describe('conflate (marbles)', () => {
+  it('delivers only the newest value of a burst, and every value when they are spread out', () => {
+    const ts = scheduler();
+    ts.run(({ hot, expectObservable }) => {
+      const source = hot('(abc) 5ms d 5ms (ef) |');
+      expectObservable(source.pipe(conflate(ts))).toBe('c 9ms d 5ms f 3ms |');
+    });
+  });
+});

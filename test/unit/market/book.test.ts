@@ -1,0 +1,71 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { L2Book, type Level, type Levels } from '../../../src/market/book.js';
+
+const lv = (px: number, sz: number, n = 1): Level => ({ px, sz, n });
+
+describe('L2Book', () => {
+  it('applies a snapshot (any order) and keeps each side sorted best first', () => {
+    const b = new L2Book('BTC-USD');
+    b.applySnapshot([[lv(99, 1), lv(100, 2), lv(98, 3)], [lv(102, 1), lv(101, 4)]], 5n);
+    expect(b.bestBid()).toEqual(lv(100, 2));
+    expect(b.bestAsk()).toEqual(lv(101, 4));
+    expect(b.levels('bid').map((l) => l.px)).toEqual([100, 99, 98]);
+    expect(b.levels('ask', 1)).toEqual([lv(101, 4)]);
+    expect(b.timestamp).toBe(5n);
+    expect(b.version).toBe(1);
+  });
+
+  it('updates, inserts and deletes levels (size 0 deletes; deleting a missing level is counted)', () => {
+    const b = new L2Book('BTC-USD');
+    b.applySnapshot([[lv(100, 1)], [lv(101, 1)]], 1n);
+    b.applyDelta([[lv(100, 5, 0), lv(99.5, 2, 0)], []], 2n);
+    b.applyDelta([[], [lv(101, 0, 0), lv(100.5, 3, 0)]], 3n);
+    b.applyDelta([[lv(42, 0, 0)], []], 4n);
+    expect(b.snapshot()).toEqual({ bids: [lv(100, 5, 0), lv(99.5, 2, 0)], asks: [lv(100.5, 3, 0)] });
+    expect(b.missingDeletes).toBe(1);
+    expect(b.version).toBe(4);
+  });
+
+  it('detects a crossed (or locked) book', () => {
+    const b = new L2Book('BTC-USD');
+    b.applySnapshot([[lv(100, 1)], [lv(101, 1)]], 1n);
+    expect(b.isCrossed()).toBe(false);
+    b.setLevel('bid', 101, 1);
+    expect(b.isCrossed()).toBe(true);
+    b.setLevel('bid', 101, 0);
+    b.setLevel('ask', 101, 0);
+    expect(b.isCrossed()).toBe(false);
+  });
+
+  it('compares with a venue snapshot of a given depth', () => {
+    const b = new L2Book('BTC-USD');
+    b.applySnapshot([[lv(100, 1), lv(99, 1), lv(98, 1)], [lv(101, 1)]], 1n);
+    const top2: Levels = [[lv(100, 1), lv(99, 1)], [lv(101, 1)]];
+    expect(b.matches(top2, 2)).toBe(true);
+    expect(b.matches(top2)).toBe(false);
+    expect(b.matches([[lv(100, 1), lv(99, 2)], [lv(101, 1)]], 2)).toBe(false);
+    expect(b.matches([[lv(100, 1), lv(99, 1), lv(98, 1)], [lv(101, 1)]])).toBe(true);
+  });
+
+  it('equals a naive map model after any sequence of level changes (property)', () => {
+    const change = fc.record({ bid: fc.boolean(), px: fc.integer({ min: 1, max: 300 }), sz: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 9 })) });
+    fc.assert(
+      fc.property(fc.array(change, { maxLength: 400 }), (changes) => {
+        const b = new L2Book('BTC-USD');
+        const model = { bid: new Map<number, number>(), ask: new Map<number, number>() };
+        for (const c of changes) {
+          const side = c.bid ? 'bid' : 'ask';
+          b.setLevel(side, c.px, c.sz);
+          if (c.sz === 0) model[side].delete(c.px);
+          else model[side].set(c.px, c.sz);
+        }
+        const bids = [...model.bid].sort((x, y) => y[0] - x[0]).map(([px, sz]) => lv(px, sz, 0));
+        const asks = [...model.ask].sort((x, y) => x[0] - y[0]).map(([px, sz]) => lv(px, sz, 0));
+        expect(b.snapshot()).toEqual({ bids, asks });
+        expect(b.bestBid()).toEqual(bids[0]);
+        expect(b.bestAsk()).toEqual(asks[0]);
+      }),
+    );
+  });
+});
