@@ -15,7 +15,7 @@ const SYMBOL = 'BTC-USD';
 const DELTAS = 200_000;
 const RUNS = 5;
 /** Book timestamps are milliseconds (venue-protocol §9.2). */
-const TS0 = 1_763_770_000_000n;
+const TS0 = 1_763_770_000_000;
 
 /** Deterministic deltas around a 90 000 mid: bids below, asks above (never crossed), one in eight a delete. */
 function deltas(n: number): Levels[] {
@@ -33,7 +33,7 @@ function deltas(n: number): Levels[] {
 }
 
 function frameText(updateType: 'snapshot' | 'delta', levels: Levels, i: number): string {
-  const book = `{"updateType":"${updateType}","symbol":"${SYMBOL}","levels":${JSON.stringify(levels)},"timestamp":${TS0 + BigInt(i)}}`;
+  const book = `{"updateType":"${updateType}","symbol":"${SYMBOL}","levels":${JSON.stringify(levels)},"timestamp":${TS0 + i}}`;
   return `{"type":"l2Delta","data":{"book":${book}},"topic":"l2delta.${SYMBOL}"}`;
 }
 

@@ -4,7 +4,8 @@
 import { BehaviorSubject, asyncScheduler, distinctUntilChanged, type Observable, type SchedulerLike, type Subscription as RxSubscription } from 'rxjs';
 import { WebSocket, type RawData } from 'ws';
 import { parseJson } from '../core/json.js';
-import { safeParse } from '../core/schema.js';
+import { ValidationError } from '../core/errors.js';
+import { parse } from '../core/schema.js';
 import { MAX_SUBSCRIPTIONS, streamMessageSchema, topicsOf, type StreamMessage, type Subscription } from '../protocol/v1/stream.js';
 import { backoffDelayMs, type BackoffOptions } from './backoff.js';
 import { FrameErrors, type FrameErrorKind } from './frame-errors.js';
@@ -80,7 +81,6 @@ export class WsConnection {
   private reconnect: RxSubscription | undefined;
   private closed = false;
   /** Set once a frame needed exact big-integer parsing (see parse). */
-  private exactJson = false;
 
   constructor(private readonly opts: WsConnectionOptions) {
     this.scheduler = opts.scheduler ?? asyncScheduler;
@@ -197,26 +197,22 @@ export class WsConnection {
     }
   }
 
-  /**
-   * Plain JSON.parse while the venue sends no integer beyond 2^53; from the first frame that needs it on (ns
-   * timestamps), parseJson, which keeps such integers exact for the u64 fields.
-   */
+  /** parseJson keeps integers beyond 2^53 (ns timestamps) exact for the u64 fields. */
   private parse(text: string): StreamMessage | undefined {
     let value: unknown;
     try {
-      value = this.exactJson ? parseJson(text) : JSON.parse(text);
+      value = parseJson(text);
     } catch (e) {
       this.errors.record('malformed', (e as Error).message);
       return undefined;
     }
-    let result = safeParse(streamMessageSchema, value);
-    if (!result.ok && !this.exactJson) {
-      result = safeParse(streamMessageSchema, parseJson(text));
-      this.exactJson = result.ok;
+    try {
+      return parse(streamMessageSchema, value);
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e;
+      this.errors.record('schema', e.message);
+      return undefined;
     }
-    if (result.ok) return result.value;
-    this.errors.record('schema', result.error.message);
-    return undefined;
   }
 
   private sendSubscribe(topics: string[]): void {

@@ -25,7 +25,29 @@ const MAX_SAFE_DIGITS = 15;
  * strings ("1700000000000000000"). Schemas such as `u64()` accept either form.
  */
 export function parseJson(text: string): unknown {
-  return JSON.parse(quoteBigIntegers(text));
+  return JSON.parse(hasDigitRun16(text) ? quoteBigIntegers(text) : text);
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/**
+ * True when `text` holds 16 consecutive digits (text without them has no integer that could lose
+ * precision). Probes every 16th character: any such run covers exactly one probed index.
+ */
+export function hasDigitRun16(text: string): boolean {
+  const n = text.length;
+  for (let i = 15; i < n; i += 16) {
+    if (!isDigit(text.charCodeAt(i))) continue;
+    let start = i;
+    let end = i;
+    while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--;
+    while (end + 1 < n && isDigit(text.charCodeAt(end + 1))) end++;
+    if (end - start >= 15) return true;
+    i = end;
+  }
+  return false;
 }
 
 function quoteBigIntegers(text: string): string {

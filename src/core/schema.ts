@@ -68,14 +68,26 @@ export function safeParse<T>(s: Schema<T>, value: unknown, root = ''): SafeResul
   }
 }
 
-/** Calls `fn`, prefixing the failure path with `part` (for composite schemas). */
-function at<T>(part: PathPart, fn: () => T): T {
+/** `e` with `part` prefixed to its path when it is a validation failure (composite schemas rethrow it). */
+function prefixed(e: unknown, part: PathPart): unknown {
+  if (e instanceof Fail) e.path.unshift(part);
+  return e;
+}
+
+/** Runs `s` on `value`, prefixing a failure's path with `part`. */
+function runAt<T>(part: PathPart, s: Schema<T>, value: unknown): T {
   try {
-    return fn();
+    return s.run(value);
   } catch (e) {
-    if (e instanceof Fail) e.path.unshift(part);
-    throw e;
+    throw prefixed(e, part);
   }
+}
+
+/** Fails at `part` with `message`. */
+function failAt(part: PathPart, message: string): never {
+  const f = new Fail(message);
+  f.path.push(part);
+  throw f;
 }
 
 export interface StringOptions {
@@ -183,13 +195,17 @@ export function array<T>(item: Schema<T>, opts: ArrayOptions = {}): Schema<T[]> 
       if (!Array.isArray(v)) fail(`expected array, got ${describe(v)}`);
       if (v.length > maxLength) fail(`array longer than ${maxLength}`);
       if (v.length < minLength) fail(`array shorter than ${minLength}`);
-      if (!item.transforms) {
-        for (let i = 0; i < v.length; i++) at(i, () => item.run(v[i]));
-        return v as T[];
+      const out = item.transforms ? new Array<T>(v.length) : undefined;
+      let i = 0;
+      try {
+        for (; i < v.length; i++) {
+          const r = item.run(v[i]);
+          if (out) out[i] = r;
+        }
+      } catch (e) {
+        throw prefixed(e, i);
       }
-      const out = new Array<T>(v.length);
-      for (let i = 0; i < v.length; i++) out[i] = at(i, () => item.run(v[i]));
-      return out;
+      return out ?? (v as T[]);
     },
     item.transforms,
   );
@@ -217,27 +233,21 @@ export function object<S extends Shape>(shape: S, opts: ObjectOptions = {}): Sch
   const known = new Set(keys);
   const run = (v: unknown): ObjectOf<S> => {
     if (!isPlainObject(v)) fail(`expected object, got ${describe(v)}`);
-    if (opts.strict) for (const k in v) if (!known.has(k)) at(k, () => fail('unknown field'));
-    if (!transforms) {
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i]!;
+    if (opts.strict) for (const k in v) if (!known.has(k)) failAt(k, 'unknown field');
+    const out: Record<string, unknown> | undefined = transforms ? {} : undefined;
+    let i = 0;
+    try {
+      for (; i < keys.length; i++) {
         const s = schemas[i]!;
-        const x = v[k];
-        if (x === undefined && !s.optional) at(k, () => fail('missing field'));
-        at(k, () => s.run(x));
+        const x = v[keys[i]!];
+        if (x === undefined && !s.optional) fail('missing field');
+        const r = s.run(x);
+        if (out && r !== undefined) out[keys[i]!] = r;
       }
-      return v as ObjectOf<S>;
+    } catch (e) {
+      throw prefixed(e, keys[i]!);
     }
-    const out: Record<string, unknown> = {};
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i]!;
-      const s = schemas[i]!;
-      const x = v[k];
-      if (x === undefined && !s.optional) at(k, () => fail('missing field'));
-      const r = at(k, () => s.run(x));
-      if (r !== undefined) out[k] = r;
-    }
-    return out as ObjectOf<S>;
+    return (out ?? v) as ObjectOf<S>;
   };
   return { run, transforms, expected: 'object', shape };
 }
@@ -253,7 +263,7 @@ export function tuple<const T extends readonly Schema<unknown>[]>(items: T): Sch
       if (v.length !== items.length) fail(`expected ${items.length} elements, got ${v.length}`);
       const out = transforms ? new Array(items.length) : v;
       for (let i = 0; i < items.length; i++) {
-        const r = at(i, () => items[i]!.run(v[i]));
+        const r = runAt(i, items[i]!, v[i]);
         if (transforms) out[i] = r;
       }
       return out as TupleOf<T>;
@@ -273,8 +283,8 @@ export function record<T>(value: Schema<T>, opts: { maxKeys?: number; key?: Sche
       if (ks.length > maxKeys) fail(`more than ${maxKeys} keys`);
       const out: Record<string, T> = value.transforms ? {} : (v as Record<string, T>);
       for (const k of ks) {
-        if (key) at(k, () => key.run(k));
-        const r = at(k, () => value.run(v[k]));
+        if (key) runAt(k, key, k);
+        const r = runAt(k, value, v[k]);
         if (value.transforms) out[k] = r;
       }
       return out;
@@ -321,12 +331,8 @@ export function oneKey<S extends Shape>(variants: S): Schema<{ [K in keyof S]: {
       }
       if (tag === undefined) fail(`expected one key of ${names.join(', ')}, got an empty object`);
       const s = Object.hasOwn(variants, tag) ? variants[tag] : undefined;
-      if (!s) {
-        const f = new Fail(`unknown variant (expected one of ${names.join(', ')})`);
-        f.path.push(tag);
-        throw f;
-      }
-      const r = at(tag, () => s.run(v[tag]));
+      if (!s) failAt(tag, `unknown variant (expected one of ${names.join(', ')})`);
+      const r = runAt(tag, s, v[tag]);
       return (transforms ? { [tag]: r } : v) as never;
     },
     transforms,
@@ -371,12 +377,17 @@ export function custom<T>(expected: string, run: (value: unknown) => T, transfor
 /** A union of object schemas picked by the string in field `key`; an unknown tag fails at `key`. */
 export function tagged<V extends Shape>(key: string, variants: V): Schema<Infer<V[keyof V]>> {
   const names = Object.keys(variants);
-  const tag = object({ [key]: literal(...names) });
+  const byTag = new Map(names.map((n) => [n, variants[n]!]));
+  const expected = names.map((n) => JSON.stringify(n)).join(' | ');
   return schema(
     `one of ${names.join(', ')}`,
     (v) => {
-      tag.run(v);
-      return variants[(v as Record<string, string>)[key]!]!.run(v) as Infer<V[keyof V]>;
+      if (!isPlainObject(v)) fail(`expected object, got ${describe(v)}`);
+      const tag = v[key];
+      const s = typeof tag === 'string' ? byTag.get(tag) : undefined;
+      if (s) return s.run(v) as Infer<V[keyof V]>;
+      if (tag === undefined) failAt(key, 'missing field');
+      return failAt(key, `expected ${expected}, got ${typeof tag === 'string' ? JSON.stringify(tag.slice(0, 64)) : describe(tag)}`);
     },
     names.some((n) => variants[n]!.transforms),
   );

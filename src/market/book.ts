@@ -18,8 +18,8 @@ export interface BookView {
   readonly symbol: string;
   /** Increments on every applied snapshot or delta. */
   readonly version: number;
-  /** Venue timestamp of the last applied message, as sent (ms or ns). */
-  readonly timestamp: bigint;
+  /** Venue timestamp of the last applied message, epoch ms. */
+  readonly timestamp: number;
   bestBid(): Level | undefined;
   bestAsk(): Level | undefined;
   /** Levels on a side. */
@@ -121,12 +121,12 @@ export class L2Book implements BookView {
   private readonly bids = new Side(1);
   private readonly asks = new Side(-1);
   version = 0;
-  timestamp = 0n;
+  timestamp = 0;
 
   constructor(readonly symbol: string) {}
 
   /** Replaces the whole book with `levels` (each side best first; any order is accepted). */
-  applySnapshot(levels: Levels, timestamp: bigint): void {
+  applySnapshot(levels: Levels, timestamp: number): void {
     this.bids.clear();
     this.asks.clear();
     const [bids, asks] = levels;
@@ -137,7 +137,7 @@ export class L2Book implements BookView {
   }
 
   /** Applies changed levels (size 0 deletes the level). */
-  applyDelta(levels: Levels, timestamp: bigint): void {
+  applyDelta(levels: Levels, timestamp: number): void {
     const [bids, asks] = levels;
     for (let i = 0; i < bids.length; i++) this.bids.set(bids[i]!.px, bids[i]!.sz, bids[i]!.n);
     for (let i = 0; i < asks.length; i++) this.asks.set(asks[i]!.px, asks[i]!.sz, asks[i]!.n);

@@ -1,7 +1,7 @@
 // The market observables book$, trades$, ticker$, frontendContext$, risk$: hot, ref-counted, over a StreamSource.
 // Invariants: stores are updated before emission and replayed to late subscribers; book$ conflates per subscriber.
 
-import { asapScheduler, asyncScheduler, auditTime, catchError, EMPTY, exhaustMap, filter, from, interval, map, mergeMap, NEVER, Observable, share, shareReplay, tap, type SchedulerLike } from 'rxjs';
+import { asapScheduler, asyncScheduler, auditTime, catchError, EMPTY, exhaustMap, filter, from, interval, map, mergeMap, NEVER, Observable, share, shareReplay, type SchedulerLike } from 'rxjs';
 import type { StreamSource } from '../client/ws-pool.js';
 import { topicOf } from '../client/ws-connection.js';
 import { conflate } from '../client/operators.js';
@@ -31,11 +31,10 @@ function ofType<T extends StreamMessage['type']>(type: T) {
   return filter((m: StreamMessage): m is MessageOf<T> => m.type === type);
 }
 
-/** Per symbol: the book builder's counters, the latest emitted book (the store, replayed on subscribe) and the stream. */
+/** Per symbol: the book builder's counters and the stream (replaying the latest book to a new subscriber). */
 interface BookEntry {
   readonly stats: BookBuilderStats;
-  latest: BookView | undefined;
-  stream: Observable<BookView>;
+  readonly stream: Observable<BookView>;
 }
 
 const latest = <T>() => shareReplay<T>({ bufferSize: 1, refCount: true });
@@ -63,7 +62,6 @@ export class MarketStreams {
     if (!entry) {
       const topic = topicOf({ type: 'l2Delta', symbol });
       const stats = newBookBuilderStats();
-      const store: BookEntry = { stats, latest: undefined, stream: EMPTY };
       const payloads = new Observable<Book>((subscriber) =>
         this.opts.source.topic$({ type: 'l2Delta', symbol }).subscribe((m) => {
           if (m.type === 'l2Delta') subscriber.next(m.data.book);
@@ -76,15 +74,8 @@ export class MarketStreams {
         mismatchesBeforeRebuild: this.opts.mismatchesBeforeRebuild,
         onRebuild: () => this.opts.source.resubscribe(topic),
         stats,
-      }).pipe(
-        tap({ next: (book) => (store.latest = book), finalize: () => (store.latest = undefined) }),
-        share(),
-      );
-      store.stream = new Observable<BookView>((subscriber) => {
-        if (store.latest) subscriber.next(store.latest);
-        return shared.subscribe(subscriber);
-      });
-      this.books.set(symbol, (entry = store));
+      }).pipe(latest());
+      this.books.set(symbol, (entry = { stats, stream: shared }));
     }
     return entry.stream;
   }

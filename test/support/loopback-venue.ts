@@ -45,6 +45,8 @@ export interface LoopbackOptions {
 
 let clockNs = 1_700_000_000_000_000_000n;
 const nextTs = () => (clockNs += 1_000_000n);
+/** Book payloads carry epoch ms (venue-protocol §9.2). */
+const nextMs = () => Number(nextTs() / 1_000_000n);
 
 export class LoopbackVenue {
   httpMode: HttpMode = 'ok';
@@ -112,7 +114,7 @@ export class LoopbackVenue {
     if (sz === 0) levels.delete(px);
     else levels.set(px, sz);
     const level = [{ px, sz, n: 0 }];
-    this.publish(`l2delta.${symbol}`, 'l2Delta', { book: { updateType: 'delta', symbol, levels: side === 'bid' ? [level, []] : [[], level], timestamp: nextTs() } });
+    this.publish(`l2delta.${symbol}`, 'l2Delta', { book: { updateType: 'delta', symbol, levels: side === 'bid' ? [level, []] : [[], level], timestamp: nextMs() } });
   }
 
   wireBook(symbol: string, nlevels = Infinity) {
@@ -122,7 +124,7 @@ export class LoopbackVenue {
         .sort((x, y) => (desc ? y[0] - x[0] : x[0] - y[0]))
         .slice(0, nlevels)
         .map(([px, sz]) => ({ px, sz, n: 1 }));
-    return { updateType: 'snapshot', symbol, levels: [side(b.bids, true), side(b.asks, false)], timestamp: nextTs() };
+    return { updateType: 'snapshot', symbol, levels: [side(b.bids, true), side(b.asks, false)], timestamp: nextMs() };
   }
 
   // ---- accounts ---------------------------------------------------------------------------------------

@@ -14,7 +14,10 @@ export const MAX_SUBSCRIPTIONS = 100;
 
 const STRICT = { strict: true } as const;
 const topic = string({ maxLength: 128 });
+/** Nanosecond timestamps (ticker, account stream) stay exact as bigint. */
 const timestamp = u64();
+/** Millisecond times of market-data payloads (book, trades, risk: venue-protocol §9.2). */
+const timeMs = number({ integer: true, min: 0 });
 
 function symbolSubscription<T extends string>(type: T) {
   return object({ type: literal(type), symbol: symbolSchema }, STRICT);
@@ -80,7 +83,7 @@ export const tradeSchema = object({
   s: symbolSchema,
   px: number(),
   sz: number(),
-  time: timestamp,
+  time: timeMs,
   side: boolean(),
   maker: key32(),
   taker: key32(),
@@ -92,7 +95,7 @@ export const bookSchema = object({
   updateType: literal('snapshot', 'delta'),
   symbol: symbolSchema,
   levels: tuple([array(bookLevelSchema), array(bookLevelSchema)]),
-  timestamp,
+  timestamp: timeMs,
 });
 export const marketContextSchema = object({
   symbol: symbolSchema,
@@ -106,7 +109,7 @@ export const marketContextSchema = object({
 const riskCell = object({ mmrO: number(), mmrE: number(), p: number() });
 export const riskSchema = object({
   symbol: symbolSchema,
-  timestamp,
+  timestamp: timeMs,
   regime: number({ integer: true }),
   leverage: array(number()),
   notionals: array(number()),

@@ -183,7 +183,7 @@ describe('book$ against a loopback venue', () => {
     const r = await rig();
     const seen = watchBook(r);
     await until(() => converged(r, seen), 'initial snapshot');
-    const crossing = { updateType: 'delta', symbol: SYMBOL, levels: [[{ px: 105, sz: 1, n: 0 }], []], timestamp: '1' };
+    const crossing = { updateType: 'delta', symbol: SYMBOL, levels: [[{ px: 105, sz: 1, n: 0 }], []], timestamp: 1 };
     r.venue.sendRaw(JSON.stringify({ type: 'l2Delta', data: { book: crossing }, topic: `l2delta.${SYMBOL}` }));
     await until(() => r.market.bookStats(SYMBOL)!.rebuilds.crossed === 1, 'crossed detected');
     await until(() => converged(r, seen) && !seen.book!.isCrossed(), 'rebuilt');

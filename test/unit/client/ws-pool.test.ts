@@ -37,14 +37,15 @@ describe('WsConnection and WsPool', () => {
     venue = await LoopbackVenue.start();
     pool = new WsPool({ url: venue.wsUrl });
     const messages: StreamMessage[] = [];
-    subs.push(pool.topic$({ type: 'l2Delta', symbol: 'BTC-USD' }).subscribe((m) => messages.push(m)));
-    await until(() => messages.length === 1, 'snapshot');
+    subs.push(pool.topic$(ticker('BTC-USD')).subscribe((m) => messages.push(m)));
+    await until(() => venue!.topics().includes('ticker.BTC-USD'), 'subscribed');
+    const fields = ['priceChange', 'priceChangePercent', 'lastPrice', 'highPrice', 'lowPrice', 'volume', 'quoteVolume', 'markPrice', 'oraclePrice', 'openInterest', 'fundingRate', 'regime', 'regimeDt', 'regimeVol', 'regimeMv', 'fairBookPx', 'fairVol', 'fairBias'];
     const frame = (ts: string) =>
-      `{"type":"l2Delta","data":{"book":{"updateType":"delta","symbol":"BTC-USD","levels":[[{"px":1,"sz":2,"n":0}],[]],"timestamp":${ts}}},"topic":"l2delta.BTC-USD"}`;
+      `{"type":"ticker","data":{"ticker":{"symbol":"BTC-USD",${fields.map((f) => `"${f}":1`).join(',')},"timestamp":${ts}}},"topic":"ticker.BTC-USD"}`;
     venue.sendRaw(frame('1763770000000000001'));
     venue.sendRaw(frame('1763770000123'));
-    await until(() => messages.length === 3, 'two deltas');
-    const stamps = messages.slice(1).map((m) => (m.type === 'l2Delta' ? m.data.book.timestamp : undefined));
+    await until(() => messages.length === 2, 'two tickers');
+    const stamps = messages.map((m) => (m.type === 'ticker' ? m.data.ticker.timestamp : undefined));
     expect(stamps).toEqual([1763770000000000001n, 1763770000123n]);
     expect(pool.stats.invalidFrames.schema).toBe(0);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../../src/core/json.js';
+import { hasDigitRun16, parseJson, stringifyJson } from '../../../src/core/json.js';
 
 describe('json with exact u64', () => {
   it('writes bigint as a bare integer without precision loss', () => {
@@ -19,5 +19,20 @@ describe('json with exact u64', () => {
   it('round-trips through stringifyJson', () => {
     const v = { nonce: 1763770000000000123n };
     expect(parseJson(stringifyJson(v))).toEqual({ nonce: '1763770000000000123' });
+  });
+
+  it('the stride-16 digit-run probe agrees with /\\d{16}/ on 20,000 random texts', () => {
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    let positives = 0;
+    for (let k = 0; k < 20_000; k++) {
+      let t = '';
+      const len = rnd(120);
+      for (let i = 0; i < len; i++) t += rnd(10) < 8 ? String(rnd(10)) : ',:"x.'[rnd(5)];
+      const expected = /\d{16}/.test(t);
+      if (expected) positives++;
+      expect(hasDigitRun16(t)).toBe(expected);
+    }
+    expect(positives).toBeGreaterThan(1000);
   });
 });

@@ -5,18 +5,18 @@ import { buildBook, type RebuildReason } from '../../../src/market/book-builder.
 import type { Book, BookLevel } from '../../../src/protocol/v1/stream.js';
 
 const lv = (px: number, sz: number): BookLevel => ({ px, sz, n: 0 });
-const SNAP: Book = { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[lv(100, 1)], [lv(101, 1)]], timestamp: 1n };
-const SNAP2: Book = { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[lv(90, 1)], [lv(91, 1)]], timestamp: 9n };
+const SNAP: Book = { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[lv(100, 1)], [lv(101, 1)]], timestamp: 1 };
+const SNAP2: Book = { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[lv(90, 1)], [lv(91, 1)]], timestamp: 9 };
 const MESSAGES: Record<string, Book> = {
   s: SNAP,
   t: SNAP2,
-  d: { updateType: 'delta', symbol: 'BTC-USD', levels: [[lv(100, 3)], []], timestamp: 2n },
-  e: { updateType: 'delta', symbol: 'BTC-USD', levels: [[], [lv(102, 2)]], timestamp: 3n },
-  x: { updateType: 'delta', symbol: 'BTC-USD', levels: [[lv(105, 1)], []], timestamp: 4n },
+  d: { updateType: 'delta', symbol: 'BTC-USD', levels: [[lv(100, 3)], []], timestamp: 2 },
+  e: { updateType: 'delta', symbol: 'BTC-USD', levels: [[], [lv(102, 2)]], timestamp: 3 },
+  x: { updateType: 'delta', symbol: 'BTC-USD', levels: [[lv(105, 1)], []], timestamp: 4 },
 };
 const CHECKS: Record<string, Book> = {
-  g: { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[lv(100, 3)], [lv(101, 1), lv(102, 2)]], timestamp: 5n },
-  b: { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[lv(100, 7)], [lv(101, 1)]], timestamp: 5n },
+  g: { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[lv(100, 3)], [lv(101, 1), lv(102, 2)]], timestamp: 5 },
+  b: { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[lv(100, 7)], [lv(101, 1)]], timestamp: 5 },
 };
 
 function marbles(frames: [number, string][]): { marble: string; values: Record<string, string> } {

@@ -7,21 +7,21 @@ const lv = (px: number, sz: number, n = 1): Level => ({ px, sz, n });
 describe('L2Book', () => {
   it('applies a snapshot (any order) and keeps each side sorted best first', () => {
     const b = new L2Book('BTC-USD');
-    b.applySnapshot([[lv(99, 1), lv(100, 2), lv(98, 3)], [lv(102, 1), lv(101, 4)]], 5n);
+    b.applySnapshot([[lv(99, 1), lv(100, 2), lv(98, 3)], [lv(102, 1), lv(101, 4)]], 5);
     expect(b.bestBid()).toEqual(lv(100, 2));
     expect(b.bestAsk()).toEqual(lv(101, 4));
     expect(b.levels('bid').map((l) => l.px)).toEqual([100, 99, 98]);
     expect(b.levels('ask', 1)).toEqual([lv(101, 4)]);
-    expect(b.timestamp).toBe(5n);
+    expect(b.timestamp).toBe(5);
     expect(b.version).toBe(1);
   });
 
   it('updates, inserts and deletes levels (size 0 deletes; deleting a missing level is counted)', () => {
     const b = new L2Book('BTC-USD');
-    b.applySnapshot([[lv(100, 1)], [lv(101, 1)]], 1n);
-    b.applyDelta([[lv(100, 5, 0), lv(99.5, 2, 0)], []], 2n);
-    b.applyDelta([[], [lv(101, 0, 0), lv(100.5, 3, 0)]], 3n);
-    b.applyDelta([[lv(42, 0, 0)], []], 4n);
+    b.applySnapshot([[lv(100, 1)], [lv(101, 1)]], 1);
+    b.applyDelta([[lv(100, 5, 0), lv(99.5, 2, 0)], []], 2);
+    b.applyDelta([[], [lv(101, 0, 0), lv(100.5, 3, 0)]], 3);
+    b.applyDelta([[lv(42, 0, 0)], []], 4);
     expect(b.snapshot()).toEqual({ bids: [lv(100, 5, 0), lv(99.5, 2, 0)], asks: [lv(100.5, 3, 0)] });
     expect(b.missingDeletes).toBe(1);
     expect(b.version).toBe(4);
@@ -29,7 +29,7 @@ describe('L2Book', () => {
 
   it('detects a crossed (or locked) book', () => {
     const b = new L2Book('BTC-USD');
-    b.applySnapshot([[lv(100, 1)], [lv(101, 1)]], 1n);
+    b.applySnapshot([[lv(100, 1)], [lv(101, 1)]], 1);
     expect(b.isCrossed()).toBe(false);
     b.setLevel('bid', 101, 1);
     expect(b.isCrossed()).toBe(true);
@@ -40,7 +40,7 @@ describe('L2Book', () => {
 
   it('compares with a venue snapshot of a given depth', () => {
     const b = new L2Book('BTC-USD');
-    b.applySnapshot([[lv(100, 1), lv(99, 1), lv(98, 1)], [lv(101, 1)]], 1n);
+    b.applySnapshot([[lv(100, 1), lv(99, 1), lv(98, 1)], [lv(101, 1)]], 1);
     const top2: Levels = [[lv(100, 1), lv(99, 1)], [lv(101, 1)]];
     expect(b.matches(top2, 2)).toBe(true);
     expect(b.matches(top2)).toBe(false);
