@@ -1,7 +1,7 @@
 // Stream operators of the venue adapter: silence detection (watchdog) and latest-value conflation.
 // Invariant: both run on an injected RxJS scheduler, so marble tests and backtests drive them in virtual time.
 
-import { asapScheduler, auditTime, Observable, type MonoTypeOperatorFunction, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { asapScheduler, auditTime, Observable, Subscription, type MonoTypeOperatorFunction, type OperatorFunction, type SchedulerLike, type Subscriber } from 'rxjs';
 
 /**
  * Calls `onStale(silentMs)` whenever `touch` was not called for `timeoutMs`, and again every `timeoutMs`
@@ -73,4 +73,58 @@ export function watchdog(timeoutMs: number, scheduler: SchedulerLike): OperatorF
  */
 export function conflate<T>(scheduler: SchedulerLike = asapScheduler): MonoTypeOperatorFunction<T> {
   return auditTime(0, scheduler);
+}
+
+/**
+ * Hot, ref-counted multicast without a Subject (Subject.next allocates a closure per value, and
+ * this sits on the frame path). The source is subscribed while anyone listens and unsubscribed
+ * after; with `replayLatest`, a new subscriber first gets the newest value seen during that time.
+ */
+export function multicast<T>(replayLatest = false): MonoTypeOperatorFunction<T> {
+  return (source) => {
+    let subscribers: Subscriber<T>[] = [];
+    let upstream: Subscription | undefined;
+    let hasLatest = false;
+    let latest: T | undefined;
+    const reset = (): Subscriber<T>[] => {
+      const current = subscribers;
+      subscribers = [];
+      upstream = undefined;
+      hasLatest = false;
+      latest = undefined;
+      return current;
+    };
+    const observer = {
+      next: (value: T) => {
+        if (replayLatest) {
+          latest = value;
+          hasLatest = true;
+        }
+        const current = subscribers;
+        for (let i = 0; i < current.length; i++) current[i]!.next(value);
+      },
+      error: (e: unknown) => {
+        for (const s of reset()) s.error(e);
+      },
+      complete: () => {
+        for (const s of reset()) s.complete();
+      },
+    };
+    return new Observable<T>((subscriber) => {
+      if (hasLatest) subscriber.next(latest as T);
+      subscribers = [...subscribers, subscriber];
+      if (!upstream) {
+        upstream = new Subscription();
+        upstream.add(source.subscribe(observer));
+      }
+      return () => {
+        subscribers = subscribers.filter((s) => s !== subscriber);
+        if (subscribers.length === 0 && upstream) {
+          const u = upstream;
+          reset();
+          u.unsubscribe();
+        }
+      };
+    });
+  };
 }

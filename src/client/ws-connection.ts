@@ -3,7 +3,7 @@
 
 import { BehaviorSubject, asyncScheduler, distinctUntilChanged, type Observable, type SchedulerLike, type Subscription as RxSubscription } from 'rxjs';
 import { WebSocket, type RawData } from 'ws';
-import { parseJson } from '../core/json.js';
+import { hasDigitRun16, parseJson } from '../core/json.js';
 import { ValidationError } from '../core/errors.js';
 import { parse } from '../core/schema.js';
 import { MAX_SUBSCRIPTIONS, streamMessageSchema, topicsOf, type StreamMessage, type Subscription } from '../protocol/v1/stream.js';
@@ -197,17 +197,31 @@ export class WsConnection {
     }
   }
 
-  /** parseJson keeps integers beyond 2^53 (ns timestamps) exact for the u64 fields. */
+  /**
+   * Plain JSON.parse first (market data carries no integer beyond 2^53); a frame that then fails
+   * validation and holds such an integer (an ns timestamp) is parsed again exactly with parseJson.
+   */
   private parse(text: string): StreamMessage | undefined {
     let value: unknown;
     try {
-      value = parseJson(text);
+      value = JSON.parse(text);
     } catch (e) {
       this.errors.record('malformed', (e as Error).message);
       return undefined;
     }
     try {
       return parse(streamMessageSchema, value);
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e;
+      if (hasDigitRun16(text)) return this.parseExact(text);
+      this.errors.record('schema', e.message);
+      return undefined;
+    }
+  }
+
+  private parseExact(text: string): StreamMessage | undefined {
+    try {
+      return parse(streamMessageSchema, parseJson(text));
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
       this.errors.record('schema', e.message);

@@ -1,7 +1,8 @@
 // Topic → hot, ref-counted Observable over as many connections as the 100-subscription limit requires.
 // Invariants: a topic is subscribed on the venue exactly while someone listens; each topic lives on one connection.
 
-import { Observable, share } from 'rxjs';
+import { Observable } from 'rxjs';
+import { multicast } from './operators.js';
 import { MAX_SUBSCRIPTIONS, type StreamMessage, type Subscription } from '../protocol/v1/stream.js';
 import { topicOf, WsConnection, type ConnectionStats, type WsConnectionOptions } from './ws-connection.js';
 
@@ -67,7 +68,7 @@ export class WsPool implements StreamSource {
           conn.unsubscribe(topic);
           this.release(conn);
         };
-      }).pipe(share());
+      }).pipe(multicast());
       this.streams.set(topic, stream);
     }
     return stream;

@@ -2,6 +2,7 @@
 // Invariant: a successful parse allocates nothing unless a schema transforms (u64, defaults).
 
 import { ValidationError } from './errors.js';
+import { compilePredicate, num, type Gen } from './schema-compile.js';
 
 type PathPart = string | number;
 
@@ -19,6 +20,8 @@ export interface Schema<T> {
   /** Short human description used in error messages ("string", "number", ...). */
   readonly expected: string;
   readonly optional?: boolean;
+  /** Emits this schema's checks as code (see schema-compile.ts); composites inline their children's. */
+  readonly gen?: Gen;
 }
 
 export type Infer<S> = S extends Schema<infer T> ? T : never;
@@ -34,9 +37,47 @@ function describe(value: unknown): string {
   return typeof value;
 }
 
-function schema<T>(expected: string, run: (value: unknown) => T, transforms = false): Schema<T> {
-  return { run, expected, transforms };
+function schema<T>(expected: string, run: (value: unknown) => T, transforms = false, gen?: Gen): Schema<T> {
+  return gen ? { run, expected, transforms, gen } : { run, expected, transforms };
 }
+
+/** Code checking `x` against `s`: its own generator, or a call of its `run` reporting success as a boolean. */
+function genOf(s: Schema<unknown>): Gen {
+  if (s.gen) return s.gen;
+  const ok = (v: unknown): boolean => {
+    try {
+      s.run(v);
+      return true;
+    } catch (e) {
+      if (e instanceof Fail) return false;
+      throw e;
+    }
+  };
+  return (x, e) => `if (!${e.ref(ok)}(${x})) return false;`;
+}
+
+/**
+ * A composite schema's `run`: when nothing inside transforms, a compiled predicate (built on first
+ * use) accepts valid input without the interpreter; the interpreter `slow` runs only to explain a
+ * failure (or for transforming schemas, whose output it builds).
+ */
+function fastRun<T>(transforms: boolean, gen: Gen, slow: (value: unknown) => T): (value: unknown) => T {
+  if (transforms) return slow;
+  let check: ((value: unknown) => boolean) | undefined;
+  return (v) => (compiling && (check ??= compilePredicate(gen))(v) ? (v as T) : slow(v));
+}
+
+let compiling = true;
+
+/**
+ * Turns compiled checks on or off (they need `new Function`; off, every schema is interpreted).
+ * Results are the same either way; tests compare the two.
+ */
+export function setSchemaCompilation(enabled: boolean): void {
+  compiling = enabled;
+}
+
+const isObjectCode = (x: string) => `typeof ${x} !== 'object' || ${x} === null || Array.isArray(${x})`;
 
 function formatPath(root: string, path: PathPart[]): string {
   let out = root;
@@ -97,15 +138,32 @@ export interface StringOptions {
   patternName?: string;
 }
 
+/** Distinct strings remembered per pattern: symbols and topics repeat on every frame. */
+const MATCHED_MEMO = 256;
+
 export function string(opts: StringOptions = {}): Schema<string> {
   const { maxLength = 1024, minLength = 0, pattern, patternName } = opts;
-  return schema('string', (v) => {
-    if (typeof v !== 'string') fail(`expected string, got ${describe(v)}`);
-    if (v.length > maxLength) fail(`string longer than ${maxLength} characters`);
-    if (v.length < minLength) fail(minLength === 1 ? 'must not be empty' : `string shorter than ${minLength}`);
-    if (pattern && !pattern.test(v)) fail(`expected ${patternName ?? `to match ${pattern}`}, got ${JSON.stringify(v.slice(0, 64))}`);
-    return v;
-  });
+  const matched = new Set<string>();
+  const matches = (v: string): boolean => {
+    if (matched.has(v)) return true;
+    if (!pattern!.test(v)) return false;
+    if (matched.size < MATCHED_MEMO) matched.add(v);
+    return true;
+  };
+  return schema(
+    'string',
+    (v) => {
+      if (typeof v !== 'string') fail(`expected string, got ${describe(v)}`);
+      if (v.length > maxLength) fail(`string longer than ${maxLength} characters`);
+      if (v.length < minLength) fail(minLength === 1 ? 'must not be empty' : `string shorter than ${minLength}`);
+      if (pattern && !matches(v)) fail(`expected ${patternName ?? `to match ${pattern}`}, got ${JSON.stringify(v.slice(0, 64))}`);
+      return v;
+    },
+    false,
+    (x, e) =>
+      `if (typeof ${x} !== 'string' || ${x}.length > ${num(maxLength)} || ${x}.length < ${num(minLength)}) return false;` +
+      (pattern ? `if (!${e.ref(matches)}(${x})) return false;` : ''),
+  );
 }
 
 export interface NumberOptions {
@@ -119,30 +177,51 @@ export interface NumberOptions {
 /** A finite JSON number (NaN and ±Infinity are always rejected). */
 export function number(opts: NumberOptions = {}): Schema<number> {
   const { min, max, gt, integer } = opts;
-  return schema('number', (v) => {
-    if (typeof v !== 'number') fail(`expected number, got ${describe(v)}`);
-    if (!Number.isFinite(v)) fail(`expected a finite number, got ${v}`);
-    if (integer && !Number.isInteger(v)) fail(`expected an integer, got ${v}`);
-    if (min !== undefined && v < min) fail(`must be >= ${min}, got ${v}`);
-    if (max !== undefined && v > max) fail(`must be <= ${max}, got ${v}`);
-    if (gt !== undefined && v <= gt) fail(`must be > ${gt}, got ${v}`);
-    return v;
-  });
+  return schema(
+    'number',
+    (v) => {
+      if (typeof v !== 'number') fail(`expected number, got ${describe(v)}`);
+      if (!Number.isFinite(v)) fail(`expected a finite number, got ${v}`);
+      if (integer && !Number.isInteger(v)) fail(`expected an integer, got ${v}`);
+      if (min !== undefined && v < min) fail(`must be >= ${min}, got ${v}`);
+      if (max !== undefined && v > max) fail(`must be <= ${max}, got ${v}`);
+      if (gt !== undefined && v <= gt) fail(`must be > ${gt}, got ${v}`);
+      return v;
+    },
+    false,
+    (x) =>
+      `if (typeof ${x} !== 'number' || !Number.isFinite(${x})` +
+      (integer ? ` || !Number.isInteger(${x})` : '') +
+      (min !== undefined ? ` || ${x} < ${num(min)}` : '') +
+      (max !== undefined ? ` || ${x} > ${num(max)}` : '') +
+      (gt !== undefined ? ` || ${x} <= ${num(gt)}` : '') +
+      ') return false;',
+  );
 }
 
 export function boolean(): Schema<boolean> {
-  return schema('boolean', (v) => {
-    if (typeof v !== 'boolean') fail(`expected boolean, got ${describe(v)}`);
-    return v;
-  });
+  return schema(
+    'boolean',
+    (v) => {
+      if (typeof v !== 'boolean') fail(`expected boolean, got ${describe(v)}`);
+      return v;
+    },
+    false,
+    (x) => `if (typeof ${x} !== 'boolean') return false;`,
+  );
 }
 
 export function literal<const L extends string | number | boolean | null>(...values: L[]): Schema<L> {
   const expected = values.map((x) => JSON.stringify(x)).join(' | ');
-  return schema(expected, (v) => {
-    for (const x of values) if (v === x) return x;
-    fail(`expected ${expected}, got ${typeof v === 'string' ? JSON.stringify(v.slice(0, 64)) : describe(v)}`);
-  });
+  return schema(
+    expected,
+    (v) => {
+      for (const x of values) if (v === x) return x;
+      fail(`expected ${expected}, got ${typeof v === 'string' ? JSON.stringify(v.slice(0, 64)) : describe(v)}`);
+    },
+    false,
+    (x) => `if (${values.map((l) => `${x} !== ${JSON.stringify(l)}`).join(' && ')}) return false;`,
+  );
 }
 
 const U64_MAX = (1n << 64n) - 1n;
@@ -170,16 +249,25 @@ export function u64(): Schema<bigint> {
 }
 
 export function optional<T>(s: Schema<T>): Schema<T | undefined> {
-  return { run: (v) => (v === undefined ? undefined : s.run(v)), transforms: s.transforms, expected: s.expected, optional: true };
+  const inner = genOf(s);
+  return { run: (v) => (v === undefined ? undefined : s.run(v)), transforms: s.transforms, expected: s.expected, optional: true, gen: (x, e) => `if (${x} !== undefined) {${inner(x, e)}}` };
 }
 
 export function nullable<T>(s: Schema<T>): Schema<T | null> {
-  return schema(`${s.expected} | null`, (v) => (v === null ? null : s.run(v)), s.transforms);
+  const inner = genOf(s);
+  return schema(`${s.expected} | null`, (v) => (v === null ? null : s.run(v)), s.transforms, (x, e) => `if (${x} !== null) {${inner(x, e)}}`);
 }
 
 /** Optional and nullable: absent, null or T. */
 export function maybe<T>(s: Schema<T>): Schema<T | null | undefined> {
-  return { run: (v) => (v === undefined || v === null ? v : s.run(v)), transforms: s.transforms, expected: s.expected, optional: true };
+  const inner = genOf(s);
+  return {
+    run: (v) => (v === undefined || v === null ? v : s.run(v)),
+    transforms: s.transforms,
+    expected: s.expected,
+    optional: true,
+    gen: (x, e) => `if (${x} !== undefined && ${x} !== null) {${inner(x, e)}}`,
+  };
 }
 
 export interface ArrayOptions {
@@ -189,9 +277,16 @@ export interface ArrayOptions {
 
 export function array<T>(item: Schema<T>, opts: ArrayOptions = {}): Schema<T[]> {
   const { maxLength = Infinity, minLength = 0 } = opts;
-  return schema(
-    `${item.expected}[]`,
-    (v) => {
+  const itemGen = genOf(item);
+  const gen: Gen = (x, e) => {
+    const i = e.name('i');
+    const el = e.name();
+    return (
+      `if (!Array.isArray(${x}) || ${x}.length > ${num(maxLength)} || ${x}.length < ${num(minLength)}) return false;` +
+      `for (let ${i} = 0; ${i} < ${x}.length; ${i}++) { const ${el} = ${x}[${i}]; ${itemGen(el, e)} }`
+    );
+  };
+  const slow = (v: unknown): T[] => {
       if (!Array.isArray(v)) fail(`expected array, got ${describe(v)}`);
       if (v.length > maxLength) fail(`array longer than ${maxLength}`);
       if (v.length < minLength) fail(`array shorter than ${minLength}`);
@@ -206,9 +301,8 @@ export function array<T>(item: Schema<T>, opts: ArrayOptions = {}): Schema<T[]> 
         throw prefixed(e, i);
       }
       return out ?? (v as T[]);
-    },
-    item.transforms,
-  );
+    };
+  return schema(`${item.expected}[]`, fastRun(item.transforms, gen, slow), item.transforms, gen);
 }
 
 type Shape = Record<string, Schema<unknown>>;
@@ -231,7 +325,19 @@ export function object<S extends Shape>(shape: S, opts: ObjectOptions = {}): Sch
   const schemas = keys.map((k) => shape[k]!);
   const transforms = schemas.some((s) => s.transforms);
   const known = new Set(keys);
-  const run = (v: unknown): ObjectOf<S> => {
+  const gens = schemas.map(genOf);
+  const gen: Gen = (x, e) => {
+    let code = `if (${isObjectCode(x)}) return false;`;
+    if (opts.strict) code += `for (const k in ${x}) if (!${e.ref(known)}.has(k)) return false;`;
+    keys.forEach((k, i) => {
+      const f = e.name();
+      code += `const ${f} = ${x}[${JSON.stringify(k)}];`;
+      if (!schemas[i]!.optional) code += `if (${f} === undefined) return false;`;
+      code += gens[i]!(f, e);
+    });
+    return code;
+  };
+  const slow = (v: unknown): ObjectOf<S> => {
     if (!isPlainObject(v)) fail(`expected object, got ${describe(v)}`);
     if (opts.strict) for (const k in v) if (!known.has(k)) failAt(k, 'unknown field');
     const out: Record<string, unknown> | undefined = transforms ? {} : undefined;
@@ -249,48 +355,62 @@ export function object<S extends Shape>(shape: S, opts: ObjectOptions = {}): Sch
     }
     return (out ?? v) as ObjectOf<S>;
   };
-  return { run, transforms, expected: 'object', shape };
+  return { run: fastRun(transforms, gen, slow), transforms, expected: 'object', shape, gen };
 }
 
 type TupleOf<T extends readonly Schema<unknown>[]> = { [K in keyof T]: Infer<T[K]> };
 
 export function tuple<const T extends readonly Schema<unknown>[]>(items: T): Schema<TupleOf<T>> {
   const transforms = items.some((s) => s.transforms);
-  return schema(
-    `[${items.map((s) => s.expected).join(', ')}]`,
-    (v) => {
-      if (!Array.isArray(v)) fail(`expected array, got ${describe(v)}`);
-      if (v.length !== items.length) fail(`expected ${items.length} elements, got ${v.length}`);
-      const out = transforms ? new Array(items.length) : v;
-      for (let i = 0; i < items.length; i++) {
-        const r = runAt(i, items[i]!, v[i]);
-        if (transforms) out[i] = r;
-      }
-      return out as TupleOf<T>;
-    },
-    transforms,
-  );
+  const gens = items.map(genOf);
+  const gen: Gen = (x, e) =>
+    `if (!Array.isArray(${x}) || ${x}.length !== ${items.length}) return false;` +
+    gens
+      .map((g, i) => {
+        const el = e.name();
+        return `const ${el} = ${x}[${i}];${g(el, e)}`;
+      })
+      .join('');
+  const slow = (v: unknown): TupleOf<T> => {
+    if (!Array.isArray(v)) fail(`expected array, got ${describe(v)}`);
+    if (v.length !== items.length) fail(`expected ${items.length} elements, got ${v.length}`);
+    const out = transforms ? new Array(items.length) : v;
+    for (let i = 0; i < items.length; i++) {
+      const r = runAt(i, items[i]!, v[i]);
+      if (transforms) out[i] = r;
+    }
+    return out as TupleOf<T>;
+  };
+  return schema(`[${items.map((s) => s.expected).join(', ')}]`, fastRun(transforms, gen, slow), transforms, gen);
 }
 
 /** An object used as a map: every own value validated by `value`. */
 export function record<T>(value: Schema<T>, opts: { maxKeys?: number; key?: Schema<string> } = {}): Schema<Record<string, T>> {
   const { maxKeys = 1024, key } = opts;
-  return schema(
-    `record<${value.expected}>`,
-    (v) => {
-      if (!isPlainObject(v)) fail(`expected object, got ${describe(v)}`);
-      const ks = Object.keys(v);
-      if (ks.length > maxKeys) fail(`more than ${maxKeys} keys`);
-      const out: Record<string, T> = value.transforms ? {} : (v as Record<string, T>);
-      for (const k of ks) {
-        if (key) runAt(k, key, k);
-        const r = runAt(k, value, v[k]);
-        if (value.transforms) out[k] = r;
-      }
-      return out;
-    },
-    value.transforms,
-  );
+  const keyGen = key ? genOf(key) : undefined;
+  const valueGen = genOf(value);
+  const gen: Gen = (x, e) => {
+    const ks = e.name('k');
+    const k = e.name();
+    const el = e.name();
+    return (
+      `if (${isObjectCode(x)}) return false; const ${ks} = Object.keys(${x}); if (${ks}.length > ${num(maxKeys)}) return false;` +
+      `for (const ${k} of ${ks}) { ${keyGen ? keyGen(k, e) : ''} const ${el} = ${x}[${k}]; ${valueGen(el, e)} }`
+    );
+  };
+  const slow = (v: unknown): Record<string, T> => {
+    if (!isPlainObject(v)) fail(`expected object, got ${describe(v)}`);
+    const ks = Object.keys(v);
+    if (ks.length > maxKeys) fail(`more than ${maxKeys} keys`);
+    const out: Record<string, T> = value.transforms ? {} : (v as Record<string, T>);
+    for (const k of ks) {
+      if (key) runAt(k, key, k);
+      const r = runAt(k, value, v[k]);
+      if (value.transforms) out[k] = r;
+    }
+    return out;
+  };
+  return schema(`record<${value.expected}>`, fastRun(value.transforms, gen, slow), value.transforms, gen);
 }
 
 type UnionOf<T extends readonly Schema<unknown>[]> = Infer<T[number]>;
@@ -313,7 +433,13 @@ export function union<const T extends readonly Schema<unknown>[]>(alternatives: 
       throw best ?? new Fail(`expected ${expected}`);
     },
     alternatives.some((s) => s.transforms),
+    (x, e) => `if (!(${alternatives.map((a) => `${e.ref(compilePredicate(genOf(a)))}(${x})`).join(' || ')})) return false;`,
   );
+}
+
+/** `switch` over `subject` with a case per variant running its generated checks; other values fail. */
+function switchGen(subject: string, names: string[], body: (name: string) => string): string {
+  return `switch (${subject}) {${names.map((n) => `case ${JSON.stringify(n)}: {${body(n)}} break;`).join('')} default: return false; }`;
 }
 
 /** An object with exactly one key from `variants` (the wire's `{"<tag>": {...}}` form), typed as a union. */
@@ -336,6 +462,17 @@ export function oneKey<S extends Shape>(variants: S): Schema<{ [K in keyof S]: {
       return (transforms ? { [tag]: r } : v) as never;
     },
     transforms,
+    (x, e) => {
+      const n = e.name('n');
+      const t = e.name('t');
+      return (
+        `if (${isObjectCode(x)}) return false; let ${n} = 0, ${t}; for (const k in ${x}) { ${n}++; ${t} = k; } if (${n} !== 1) return false;` +
+        switchGen(t, names, (name) => {
+          const el = e.name();
+          return `const ${el} = ${x}[${JSON.stringify(name)}]; ${genOf(variants[name]!)(el, e)}`;
+        })
+      );
+    },
   );
 }
 
@@ -390,6 +527,7 @@ export function tagged<V extends Shape>(key: string, variants: V): Schema<Infer<
       return failAt(key, `expected ${expected}, got ${typeof tag === 'string' ? JSON.stringify(tag.slice(0, 64)) : describe(tag)}`);
     },
     names.some((n) => variants[n]!.transforms),
+    (x, e) => `if (${isObjectCode(x)}) return false;` + switchGen(`${x}[${JSON.stringify(key)}]`, names, (name) => genOf(variants[name]!)(x, e)),
   );
 }
 

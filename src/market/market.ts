@@ -1,10 +1,10 @@
 // The market observables book$, trades$, ticker$, frontendContext$, risk$: hot, ref-counted, over a StreamSource.
 // Invariants: stores are updated before emission and replayed to late subscribers; book$ conflates per subscriber.
 
-import { asapScheduler, asyncScheduler, auditTime, catchError, EMPTY, exhaustMap, filter, from, interval, map, mergeMap, NEVER, Observable, share, shareReplay, type SchedulerLike } from 'rxjs';
+import { asapScheduler, asyncScheduler, auditTime, catchError, EMPTY, exhaustMap, filter, from, interval, map, mergeMap, NEVER, Observable, share, type SchedulerLike } from 'rxjs';
 import type { StreamSource } from '../client/ws-pool.js';
 import { topicOf } from '../client/ws-connection.js';
-import { conflate } from '../client/operators.js';
+import { conflate, multicast } from '../client/operators.js';
 import type { Book, MarketContext, Risk, StreamMessage, Ticker, Trade } from '../protocol/v1/stream.js';
 import type { BookView } from './book.js';
 import { buildBook, newBookBuilderStats, type BookBuilderStats } from './book-builder.js';
@@ -37,7 +37,8 @@ interface BookEntry {
   readonly stream: Observable<BookView>;
 }
 
-const latest = <T>() => shareReplay<T>({ bufferSize: 1, refCount: true });
+/** Hot, ref-counted, replaying the latest value to a new subscriber. */
+const latest = <T>() => multicast<T>(true);
 
 export class MarketStreams {
   private readonly books = new Map<string, BookEntry>();
