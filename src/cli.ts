@@ -10,6 +10,7 @@ import { leverage, leverageHelp } from './app/commands/leverage.js';
 import { order, orderHelp } from './app/commands/order.js';
 import { watch, watchHelp } from './app/commands/watch.js';
 import { sign, signHelp } from './app/commands/sign.js';
+import { venue, venueHelp } from './app/commands/local-venue.js';
 import { UsageError } from './app/args.js';
 import { PerpbotError } from './core/errors.js';
 
@@ -18,6 +19,7 @@ type Command = { run: (argv: string[], out: (line: string) => void) => number | 
 const COMMANDS: Record<string, Command> = {
   keygen: { run: keygen, help: keygenHelp, summary: 'create a new Ed25519 keypair file' },
   sign: { run: sign, help: signHelp, summary: 'encode and sign a request (v1 or current dialect)' },
+  venue: { run: venue, help: venueHelp, summary: 'run the local venue (HTTP + WebSocket + market flow)' },
   account: { run: account, help: accountHelp, summary: 'query an account (orders, fills, positions, history)' },
   order: { run: order, help: orderHelp, summary: 'place, cancel or cancel all orders' },
   leverage: { run: leverage, help: leverageHelp, summary: "set a market's maximum leverage" },

@@ -37,7 +37,7 @@ function mutate(value: unknown, rnd: () => number): unknown {
         else o[k] = walk(o[k], depth + 1);
       }
       if (rnd() < 0.05) o.extra = pick();
-      if (rnd() < 0.02) o.toString = pick();
+      if (rnd() < 0.02) o['toString'] = pick();
       return o;
     }
     return v;

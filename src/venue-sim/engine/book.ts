@@ -1,0 +1,160 @@
+// Price-time priority limit book: per side a sorted array of price levels (best last), each a FIFO of orders.
+// Invariant: a level in the array holds at least one order; totalLots and count always equal the sum over its queue.
+
+import type { Account } from './accounts.js';
+import type { Market } from './markets.js';
+import type { OrderKind, OrderStatus } from './types.js';
+
+export const TIF_GTC = 0;
+export const TIF_IOC = 1;
+export const TIF_ALO = 2;
+export const TIF_TEXT = ['gtc', 'ioc', 'alo'] as const;
+
+export const KIND_LIMIT = 0;
+export const KIND_MARKET = 1;
+/** parked trigger that becomes a market order */
+export const KIND_TRIGGER_MARKET = 2;
+/** parked trigger that becomes a GTC limit order at its price (stop-limit) */
+export const KIND_TRIGGER_LIMIT = 3;
+export const KIND_TEXT: readonly OrderKind[] = ['limit', 'market', 'trigger', 'trigger'];
+
+/** Live and terminal orders. Prices in ticks, sizes in lots; `filledValue` is Σ ticks × lots of its fills. */
+export class Order {
+  status: OrderStatus = 'placed';
+  reason: string | null = null;
+  remLots: number;
+  filledLots = 0;
+  filledValue = 0;
+  /** true once the order rested on the book */
+  maker = false;
+  updatedNs: bigint;
+  slot: number;
+  triggerTicks = 0;
+  triggerAbove = false;
+  /** matching bound in ticks: the limit price, Infinity for a market buy, 0 for a market sell */
+  limitTicks = 0;
+  /** the submitted price and size of an order rejected as invalid (they may not lie on the steps) */
+  raw: { px: number; sz: number } | null = null;
+  level: Level | null = null;
+  prev: Order | null = null;
+  next: Order | null = null;
+  /** links in the owner's list of open orders */
+  aPrev: Order | null = null;
+  aNext: Order | null = null;
+  live = false;
+
+  constructor(
+    readonly id: string,
+    readonly cloid: string | null,
+    readonly account: Account,
+    readonly market: Market,
+    readonly isBuy: boolean,
+    public kind: number,
+    public tif: number,
+    public priceTicks: number,
+    readonly origLots: number,
+    readonly reduceOnly: boolean,
+    readonly createdNs: bigint,
+    slot: number,
+    /** hashId(id), computed once (duplicate detection) */
+    readonly idHash: number,
+  ) {
+    this.remLots = origLots;
+    this.updatedNs = createdNs;
+    this.slot = slot;
+  }
+}
+
+export class Level {
+  totalLots = 0;
+  count = 0;
+  head: Order | null = null;
+  tail: Order | null = null;
+
+  constructor(
+    readonly priceTicks: number,
+    /** sort key: price for bids, −price for asks (so the best level has the largest key) */
+    readonly key: number,
+  ) {}
+}
+
+export class BookSide {
+  /** ascending by key; the best level is last */
+  readonly levels: Level[] = [];
+
+  constructor(readonly isBid: boolean) {}
+
+  best(): Level | undefined {
+    return this.levels[this.levels.length - 1];
+  }
+
+  /** Appends `o` to the queue at its price, creating the level if needed. */
+  add(o: Order): Level {
+    const ticks = o.priceTicks;
+    const key = this.isBid ? ticks : -ticks;
+    const levels = this.levels;
+    const n = levels.length;
+    let level: Level | undefined;
+    const last = levels[n - 1];
+    if (last === undefined || key > last.key) {
+      level = new Level(ticks, key);
+      levels.push(level);
+    } else if (key === last.key) {
+      level = last;
+    } else {
+      let lo = 0;
+      let hi = n - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (levels[mid]!.key < key) lo = mid + 1;
+        else hi = mid;
+      }
+      level = levels[lo]!;
+      if (level.key !== key) {
+        level = new Level(ticks, key);
+        levels.splice(lo, 0, level);
+      }
+    }
+    o.level = level;
+    o.prev = level.tail;
+    o.next = null;
+    if (level.tail) level.tail.next = o;
+    else level.head = o;
+    level.tail = o;
+    level.totalLots += o.remLots;
+    level.count++;
+    return level;
+  }
+
+  /** Unlinks `o` from its level; drops the level when it empties. Returns the level. */
+  remove(o: Order): Level {
+    const level = o.level!;
+    if (o.prev) o.prev.next = o.next;
+    else level.head = o.next;
+    if (o.next) o.next.prev = o.prev;
+    else level.tail = o.prev;
+    o.prev = o.next = null;
+    o.level = null;
+    level.totalLots -= o.remLots;
+    level.count--;
+    if (level.count === 0) this.dropLevel(level);
+    return level;
+  }
+
+  dropLevel(level: Level): void {
+    const levels = this.levels;
+    const n = levels.length;
+    if (levels[n - 1] === level) {
+      levels.pop();
+      return;
+    }
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (levels[mid]!.key < level.key) lo = mid + 1;
+      else hi = mid;
+    }
+    if (levels[lo] === level) levels.splice(lo, 1);
+  }
+}

@@ -1,0 +1,393 @@
+// Mutable engine state and the primitive state changes every module composes: rest, cancel, trade, fill, flush.
+// Invariant: every status change of an order emits exactly one orderUpdate, appended in the order applied.
+
+import { Account, computeRisk, newRisk, type Position, type Risk } from './accounts.js';
+import { KIND_TEXT, TIF_TEXT, type Order, type Level, type BookSide } from './book.js';
+import { Prng } from './ids.js';
+import type { Market } from './markets.js';
+import { FillHistory, OrderHistory } from './history.js';
+import { RecentSet, Ring } from './ring.js';
+import type { CloseReason, ClosedPositionRow, EngineEvent, FillRecord, OrderStatus } from './types.js';
+
+export interface StateLimits {
+  historyLimit: number;
+  dedupeWindow: number;
+}
+
+export class State {
+  readonly bySymbol = new Map<string, Market>();
+  readonly accounts = new Map<string, Account>();
+  /** accounts by index (fill history rows name the counterparty by index) */
+  readonly accountList: Account[] = [];
+  /** live orders (resting or parked triggers) by id */
+  readonly orders = new Map<string, Order>();
+  readonly quoteScale: number;
+  readonly prng: Prng;
+  readonly historyLimit: number;
+  readonly dedupeWindow: number;
+  events: EngineEvent[] = [];
+  nowNs = 0n;
+  slot = 0;
+  depositsUnits = 0;
+  feesCollectedUnits = 0;
+  fundingNetUnits = 0;
+  /** accounts whose positions or balance changed since the last flush */
+  readonly dirty: Account[] = [];
+  /** accounts found below maintenance margin by the last flushes */
+  readonly underwater: Account[] = [];
+  readonly risk: Risk = newRisk();
+
+  constructor(
+    readonly markets: readonly Market[],
+    readonly quoteDecimals: number,
+    seed: number,
+    limits: StateLimits,
+  ) {
+    for (const m of markets) this.bySymbol.set(m.symbol, m);
+    this.quoteScale = 10 ** quoteDecimals;
+    this.prng = new Prng(seed);
+    this.historyLimit = limits.historyLimit;
+    this.dedupeWindow = Math.min(limits.dedupeWindow, limits.historyLimit);
+  }
+
+  account(key: string): Account {
+    let a = this.accounts.get(key);
+    if (a === undefined) {
+      a = new Account(key, this.accountList.length, this.markets);
+      this.accounts.set(key, a);
+      this.accountList.push(a);
+    }
+    return a;
+  }
+
+  usd(units: number): number {
+    return units / this.quoteScale;
+  }
+
+  // ---- events ----
+
+  emitOrder(o: Order): void {
+    const m = o.market;
+    this.events.push({
+      type: 'orderUpdate',
+      account: o.account.key,
+      symbol: m.symbol,
+      orderId: o.id,
+      status: o.status,
+      price: o.raw === null ? m.price(o.priceTicks) : o.raw.px,
+      originalSize: o.raw === null ? m.size(o.origLots) : o.raw.sz,
+      size: m.size(o.remLots),
+      filledSize: m.size(o.filledLots),
+      vwap: m.avgPrice(o.filledValue, o.filledLots),
+      isBuy: o.isBuy,
+      maker: o.maker,
+      reduceOnly: o.reduceOnly,
+      tif: TIF_TEXT[o.tif]!,
+      orderType: KIND_TEXT[o.kind]!,
+      reason: o.reason,
+      timestamp: this.nowNs,
+      slot: this.slot,
+    });
+  }
+
+  emitLevel(m: Market, isBid: boolean, level: Level): void {
+    this.events.push({
+      type: 'bookLevel',
+      symbol: m.symbol,
+      isBid,
+      px: m.price(level.priceTicks),
+      sz: m.size(level.totalLots),
+      n: level.count,
+      timestamp: this.nowNs,
+    });
+  }
+
+  // ---- order lifecycle ----
+
+  side(o: Order): BookSide {
+    return o.isBuy ? o.market.bids : o.market.asks;
+  }
+
+  /** Registers `o` as a live order of its account (resting or parked). */
+  makeLive(o: Order): void {
+    if (o.live) return;
+    o.live = true;
+    this.orders.set(o.id, o);
+    o.account.linkOrder(o);
+    if (o.cloid !== null) (o.account.liveCloids ??= new Map()).set(o.cloid, o);
+  }
+
+  /** Puts `o` on the book (caller emits its orderUpdate, then the returned level). */
+  rest(o: Order): Level {
+    this.makeLive(o);
+    o.maker = true;
+    const level = this.side(o).add(o);
+    const p = o.account.positions[o.market.index]!;
+    if (o.isBuy) p.buyOpenLots += o.remLots;
+    else p.sellOpenLots += o.remLots;
+    if (o.reduceOnly) p.reduceOnlyOrders++;
+    return level;
+  }
+
+  /** Takes a live order off the book (or out of the trigger set) and ends it with `status`. */
+  cancel(o: Order, status: OrderStatus, reason: string | null, emitLevel = true): void {
+    const level = o.level;
+    if (level !== null) {
+      const p = o.account.positions[o.market.index]!;
+      if (o.isBuy) p.buyOpenLots -= o.remLots;
+      else p.sellOpenLots -= o.remLots;
+      if (o.reduceOnly) p.reduceOnlyOrders--;
+      this.side(o).remove(o);
+      this.terminal(o, status, reason);
+      if (emitLevel) this.emitLevel(o.market, o.isBuy, level);
+    } else {
+      o.market.triggers.delete(o);
+      this.terminal(o, status, reason);
+    }
+  }
+
+  /** Ends `o` with a terminal status: drops it from the live sets, records it and emits its orderUpdate. */
+  terminal(o: Order, status: OrderStatus, reason: string | null): void {
+    o.status = status;
+    o.reason = reason;
+    o.updatedNs = this.nowNs;
+    o.slot = this.slot;
+    const a = o.account;
+    if (o.live) {
+      o.live = false;
+      this.orders.delete(o.id);
+      a.unlinkOrder(o);
+      if (o.cloid !== null) a.liveCloids!.delete(o.cloid);
+    }
+    if (o.cloid !== null && !status.startsWith('rejected')) (a.endedCloids ??= new RecentSet(this.historyLimit)).add(o.cloid);
+    (a.history ??= new OrderHistory(this.historyLimit, this.dedupeWindow)).push(o);
+    this.emitOrder(o);
+  }
+
+  // ---- trades and positions ----
+
+  /**
+   * Executes `lots` between the incoming `taker` and the resting `maker` at `ticks`; updates both
+   * orders, the level, positions, balances and fees, and emits the fill and the maker's orderUpdate.
+   */
+  trade(taker: Order, maker: Order, lots: number, ticks: number, takerReason: CloseReason): void {
+    const m = taker.market;
+    const value = ticks * lots;
+    const units = value * m.unitsPerTickLot;
+    const makerFee = Math.round(units * m.makerFeeRate) || 0;
+    const takerFee = Math.round(units * m.takerFeeRate) || 0;
+    maker.remLots -= lots;
+    maker.filledLots += lots;
+    maker.filledValue += value;
+    maker.level!.totalLots -= lots;
+    const mp = maker.account.positions[m.index]!;
+    if (maker.isBuy) mp.buyOpenLots -= lots;
+    else mp.sellOpenLots -= lots;
+    taker.remLots -= lots;
+    taker.filledLots += lots;
+    taker.filledValue += value;
+    this.applyFill(maker.account, m, maker.isBuy, lots, ticks, makerFee, 'normal');
+    this.applyFill(taker.account, m, taker.isBuy, lots, ticks, takerFee, takerReason);
+    this.feesCollectedUnits += makerFee + takerFee;
+    this.recordFill(maker.account, taker.account, maker.id, taker.id, taker.isBuy, m, lots, ticks, makerFee, takerFee, takerReason);
+    maker.updatedNs = this.nowNs;
+    if (maker.remLots === 0) {
+      if (maker.reduceOnly) mp.reduceOnlyOrders--;
+      this.side(maker).remove(maker);
+      this.terminal(maker, 'filled', null);
+    } else {
+      maker.status = 'working';
+      this.emitOrder(maker);
+    }
+  }
+
+  recordFill(
+    maker: Account,
+    taker: Account,
+    makerOid: string,
+    takerOid: string,
+    takerBuys: boolean,
+    m: Market,
+    lots: number,
+    ticks: number,
+    makerFee: number,
+    takerFee: number,
+    reason: CloseReason,
+  ): void {
+    const fill: FillRecord = {
+      maker: maker.key,
+      taker: taker.key,
+      orderIdMaker: makerOid,
+      orderIdTaker: takerOid,
+      isBuy: takerBuys,
+      symbol: m.symbol,
+      amount: m.size(lots),
+      price: m.price(ticks),
+      makerFee: makerFee / this.quoteScale,
+      takerFee: takerFee / this.quoteScale,
+      slot: this.slot,
+      timestamp: this.nowNs,
+      reason,
+    };
+    const slot = this.slot;
+    const ts = this.nowNs;
+    (maker.fills ??= new FillHistory(this.historyLimit)).push(true, taker.index, makerOid, takerOid, takerBuys, m, lots, ticks, makerFee, takerFee, slot, ts, reason);
+    (taker.fills ??= new FillHistory(this.historyLimit)).push(false, maker.index, makerOid, takerOid, takerBuys, m, lots, ticks, makerFee, takerFee, slot, ts, reason);
+    m.lastTradeTicks = ticks;
+    m.volumeLots += lots;
+    this.events.push({ type: 'fill', fill });
+  }
+
+  /** Books one side of a trade on the account: position, entry cost, realized PnL, fee. */
+  applyFill(a: Account, m: Market, isBuy: boolean, lots: number, ticks: number, fee: number, reason: CloseReason): void {
+    const p = a.positions[m.index]!;
+    const k = m.unitsPerTickLot;
+    const before = p.lots;
+    let open = lots;
+    let openFee = fee;
+    a.balance -= fee;
+    a.fees += fee;
+    if (before !== 0 && before > 0 !== isBuy) {
+      const abs = before > 0 ? before : -before;
+      const q = lots < abs ? lots : abs;
+      const removed = q === abs ? p.cost : Math.round((p.cost * q) / abs);
+      const exit = ticks * q * k;
+      const pnl = before > 0 ? exit - removed : removed - exit;
+      p.cost -= removed;
+      p.realized += pnl;
+      a.realized += pnl;
+      a.balance += pnl;
+      p.closeValue += ticks * q;
+      p.closeLots += q;
+      p.volumeLots += q;
+      const closeFee = q === lots ? fee : Math.round((fee * q) / lots);
+      p.fees += closeFee;
+      openFee = fee - closeFee;
+      p.lots = isBuy ? before + q : before - q;
+      open = lots - q;
+      if (p.lots === 0) {
+        this.closePosition(a, p, reason);
+        m.holders.delete(a);
+      }
+    }
+    if (open > 0) {
+      if (p.lots === 0) {
+        p.resetLifecycle(this.nowNs);
+        m.holders.add(a);
+      }
+      p.cost += ticks * open * k;
+      p.lots += isBuy ? open : -open;
+      p.openValue += ticks * open;
+      p.openLots += open;
+      p.volumeLots += open;
+      p.fees += openFee;
+      const abs = p.lots > 0 ? p.lots : -p.lots;
+      if (abs > p.maxLots) p.maxLots = abs;
+    }
+    m.openInterestLots += (p.lots > 0 ? p.lots : 0) - (before > 0 ? before : 0);
+    this.touch(a, p);
+  }
+
+  touch(a: Account, p: Position | null): void {
+    if (p !== null) p.dirty = true;
+    if (!a.dirty) {
+      a.dirty = true;
+      this.dirty.push(a);
+    }
+  }
+
+  private closePosition(a: Account, p: Position, reason: CloseReason): void {
+    const m = p.market;
+    const qs = this.quoteScale;
+    const row: ClosedPositionRow = {
+      owner: a.key,
+      symbol: m.symbol,
+      maxQuantity: m.size(p.maxLots),
+      totalVolume: m.size(p.volumeLots),
+      avgOpenPrice: m.avgPrice(p.openValue, p.openLots),
+      avgClosePrice: m.avgPrice(p.closeValue, p.closeLots),
+      realizedPnl: p.realized / qs,
+      fees: p.fees / qs,
+      funding: p.funding / qs,
+      openTime: p.openNs,
+      closeTime: this.nowNs,
+      closeReason: reason,
+    };
+    (a.closed ??= new Ring(this.historyLimit)).push(row);
+    this.events.push({ type: 'positionClosed', position: row });
+  }
+
+  entryPrice(p: Position): number {
+    const m = p.market;
+    const abs = p.lots > 0 ? p.lots : -p.lots;
+    return abs === 0 ? 0 : (p.cost * m.tick.mantissa) / (abs * m.unitsPerTickLot * m.tick.scale);
+  }
+
+  /**
+   * Settles the consequences of the changes since the last flush: cancels resting reduce-only orders
+   * that would now increase a position, emits positionUpdate / marginUpdate, and queues accounts
+   * below maintenance margin in `underwater`.
+   */
+  flush(): void {
+    const dirty = this.dirty;
+    for (let i = 0; i < dirty.length; i++) {
+      const a = dirty[i]!;
+      for (const p of a.positions) if (p.dirty && p.reduceOnlyOrders > 0) this.sweepReduceOnly(a, p);
+    }
+    const qs = this.quoteScale;
+    for (let i = 0; i < dirty.length; i++) {
+      const a = dirty[i]!;
+      a.dirty = false;
+      const r = computeRisk(a, qs, this.risk);
+      for (const p of a.positions) {
+        if (!p.dirty) continue;
+        p.dirty = false;
+        const m = p.market;
+        const mark = m.markPrice();
+        const size = m.size(p.lots);
+        this.events.push({
+          type: 'positionUpdate',
+          account: a.key,
+          symbol: m.symbol,
+          size,
+          price: this.entryPrice(p),
+          realizedPnl: p.realized / qs,
+          unrealizedPnl: p.lots === 0 ? 0 : size * mark - p.signedCost() / qs,
+          leverage: a.leverage[m.index]!,
+          markPrice: mark,
+          notional: Math.abs(size) * mark,
+          fees: p.fees / qs,
+          funding: p.funding / qs,
+          timestamp: this.nowNs,
+        });
+      }
+      this.events.push({
+        type: 'marginUpdate',
+        account: a.key,
+        totalBalance: a.balance / qs,
+        availableBalance: r.equity - r.initialMargin,
+        marginUsed: r.initialMargin,
+        maintenanceMargin: r.maintenanceMargin,
+        notional: r.notional,
+        realizedPnl: a.realized / qs,
+        unrealizedPnl: r.unrealized,
+        fees: a.fees / qs,
+        funding: a.funding / qs,
+        timestamp: this.nowNs,
+      });
+      if (r.hasPosition && r.equity < r.maintenanceMargin) this.underwater.push(a);
+    }
+    dirty.length = 0;
+  }
+
+  private sweepReduceOnly(a: Account, p: Position): void {
+    let o = a.ordersHead;
+    while (o !== null) {
+      const next = o.aNext;
+      if (o.market === p.market && o.reduceOnly && o.level !== null && (p.lots === 0 || p.lots > 0 === o.isBuy)) {
+        this.cancel(o, 'cancelledReduceOnly', 'would increase the position');
+      }
+      o = next;
+    }
+  }
+}

@@ -1,0 +1,162 @@
+// HTTP interface of the local venue under /api/v1: account queries, signed actions, exchangeInfo
+// and l2book. Invariant: a malformed or refused request gets a 4xx JSON error (gaps §4) and changes
+// no state; the venue answers 500 only for its own bugs, never for anything a client sends.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ValidationError } from '../../core/errors.js';
+import { parseJson, stringifyJson } from '../../core/json.js';
+import { parse } from '../../core/schema.js';
+import { accountQuerySchema } from '../../protocol/v1/account.js';
+import { actionTypeForPath, createRequestBodySchema, type ActionType, type RequestBody } from '../../protocol/v1/actions.js';
+import { orderIdsOf } from '../../protocol/v1/order-id.js';
+import type { Clock } from '../../core/clock.js';
+import type { Engine, LeverageEntry, MarketInfo } from '../engine/index.js';
+import { authenticate, type AuthDeps } from './auth.js';
+import { toMs } from './streams.js';
+import { HttpError, readBody, sendError, sendJson, type RateLimiter } from './http-util.js';
+
+export const API_PREFIX = '/api/v1';
+
+export interface ApiOptions extends AuthDeps {
+  /** Largest accepted body, bytes (413 above). */
+  readonly maxBodyBytes: number;
+  /** Items accepted in one order action (400 above). */
+  readonly maxBatchItems: number;
+  readonly rateLimiter: RateLimiter | undefined;
+  /** The venue clock: the nonce window and the rate limiter use it. */
+  readonly clock: Clock;
+  /** Called after every state change so events reach the streams in order. */
+  readonly afterChange: () => void;
+  /** Reports a bug (an exception that is not the client's fault). */
+  readonly onInternalError: (e: unknown) => void;
+}
+
+type Handler = (req: IncomingMessage, url: URL) => Promise<string> | string;
+
+export function createApi(opts: ApiOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const bodySchemas = new Map<ActionType, ReturnType<typeof createRequestBodySchema>>();
+  const bodySchema = (type: ActionType) => {
+    let s = bodySchemas.get(type);
+    if (!s) bodySchemas.set(type, (s = createRequestBodySchema(type, opts.maxBatchItems)));
+    return s;
+  };
+
+  const readJson = async (req: IncomingMessage): Promise<unknown> => {
+    const text = await readBody(req, opts.maxBodyBytes);
+    try {
+      return parseJson(text);
+    } catch {
+      throw new HttpError(400, 'MALFORMED_JSON', 'request body is not valid JSON');
+    }
+  };
+
+  const account: Handler = async (req) => {
+    const q = parse(accountQuerySchema, await readJson(req));
+    return stringifyJson(opts.engine.query(q.type, q.user));
+  };
+
+  const signed = (type: ActionType): Handler => async (req) => {
+    const body = parse(bodySchema(type), await readJson(req)) as RequestBody;
+    const refused = authenticate(type, body, opts, opts.clock.nowNs());
+    if (refused !== undefined) return JSON.stringify({ status: 'error', response: { type, data: { statuses: [{ error: { message: refused } }] } } });
+    const statuses = apply(type, body, opts.engine);
+    opts.nonces.accept(body.signer, body.action.nonce);
+    opts.afterChange();
+    return JSON.stringify({ status: 'ok', response: { type, data: { statuses } } });
+  };
+
+  const exchangeInfo: Handler = () => JSON.stringify(opts.engine.markets().map(marketInfoRow));
+
+  const l2book: Handler = (_req, url) => {
+    const symbol = url.searchParams.get('symbol') ?? url.searchParams.get('coin');
+    if (!symbol) throw new HttpError(400, 'BAD_REQUEST', 'symbol is required');
+    const nlevelsText = url.searchParams.get('nlevels');
+    const nlevels = nlevelsText === null ? Infinity : Number(nlevelsText);
+    if (!(nlevels === Infinity || (Number.isInteger(nlevels) && nlevels >= 1 && nlevels <= 1000))) {
+      throw new HttpError(400, 'BAD_REQUEST', 'nlevels must be an integer from 1 to 1000');
+    }
+    const b = opts.engine.book(symbol, nlevels);
+    if (!b) throw new HttpError(404, 'UNKNOWN_SYMBOL', `unknown symbol ${JSON.stringify(symbol.slice(0, 32))}`);
+    return JSON.stringify({ updateType: 'snapshot', symbol, levels: [b.bids, b.asks], timestamp: toMs(b.timestamp) });
+  };
+
+  const route = (method: string, path: string): Handler => {
+    const gets: Record<string, Handler> = { '/exchangeInfo': exchangeInfo, '/l2book': l2book };
+    if (gets[path]) return method === 'GET' ? gets[path]! : methodNotAllowed('GET');
+    const type = actionTypeForPath(path);
+    if (path !== '/account' && type === undefined) throw new HttpError(404, 'NOT_FOUND', `no endpoint ${JSON.stringify(path.slice(0, 64))}`);
+    if (method !== 'POST') return methodNotAllowed('POST');
+    return type === undefined ? account : signed(type);
+  };
+
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://venue');
+    const handle = async (): Promise<string> => {
+      opts.rateLimiter?.take(req.socket.remoteAddress ?? 'unknown', opts.clock.nowMs());
+      if (!url.pathname.startsWith(`${API_PREFIX}/`)) throw new HttpError(404, 'NOT_FOUND', `no endpoint ${JSON.stringify(url.pathname.slice(0, 64))}`);
+      return route(req.method ?? 'GET', url.pathname.slice(API_PREFIX.length))(req, url);
+    };
+    handle().then(
+      (text) => sendJson(res, 200, text),
+      (e: unknown) => {
+        if (!(e instanceof HttpError)) req.resume();
+        if (e instanceof HttpError) sendError(res, e);
+        else if (e instanceof ValidationError) sendError(res, new HttpError(400, 'BAD_REQUEST', e.message));
+        else {
+          opts.onInternalError(e);
+          sendError(res, new HttpError(500, 'INTERNAL', 'internal error'));
+        }
+      },
+    );
+  };
+}
+
+function methodNotAllowed(allowed: string): Handler {
+  return () => {
+    throw new HttpError(405, 'METHOD_NOT_ALLOWED', `use ${allowed}`, { allow: allowed });
+  };
+}
+
+function apply(type: ActionType, body: RequestBody, engine: Engine): unknown[] {
+  const { action, account } = body;
+  switch (action.type) {
+    case 'order':
+      return engine.applyOrderAction(account, action.orders, { ids: orderIdsOf(action, account, action.nonce), nonce: action.nonce }).statuses;
+    case 'updateUserSettings':
+      return [engine.setLeverage(account, action.settings.m.map(([symbol, leverage]): LeverageEntry => [symbol, leverage]))];
+    case 'agentWalletCreation':
+      return [engine.setAgent(account, action.agent, action.delete)];
+    case 'faucet':
+      return [engine.faucet(action.user, action.amount)];
+    case 'oracle':
+      return [engine.setOraclePrices(action.prices)];
+    default:
+      throw new HttpError(400, 'BAD_REQUEST', `unsupported action type ${String(type)}`);
+  }
+}
+
+function decimals(step: number): number {
+  const text = step.toString();
+  const e = text.indexOf('e-');
+  if (e >= 0) return Number(text.slice(e + 2));
+  const dot = text.indexOf('.');
+  return dot < 0 ? 0 : text.length - dot - 1;
+}
+
+/** A market in the venue's documented /exchangeInfo shape (venue-protocol §8.2). */
+function marketInfoRow(m: MarketInfo) {
+  return {
+    symbol: m.symbol,
+    baseAsset: m.symbol.slice(0, -4),
+    quoteAsset: 'USDC',
+    status: 'TRADING',
+    pricePrecision: decimals(m.tickSize),
+    sizePrecision: decimals(m.lotSize),
+    tickSize: m.tickSize,
+    lotSize: m.lotSize,
+    minNotional: m.minNotional,
+    maxLeverage: m.maxLeverage,
+    orderTypes: ['LIMIT', 'MARKET', 'STOP', 'STOP_LIMIT'],
+    timeInForces: ['GTC', 'IOC', 'ALO'],
+  };
+}

@@ -1,0 +1,143 @@
+// The local venue as a library call: engine + HTTP API + WebSocket streams + market flow + schedules,
+// on one loopback port. Invariant: every engine change is followed, before the next I/O callback,
+// by publishing its events, so streams see changes in the order the engine applied them.
+
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer } from 'ws';
+import { systemClock, type Clock } from '../../core/clock.js';
+import { MAX_BATCH_ITEMS } from '../../protocol/v1/actions.js';
+import { SignatureVerifier } from '../../protocol/verify.js';
+import { Engine, type EngineOptions, type MarketConfig } from '../engine/index.js';
+import { MarketFlow, type FlowOptions } from '../flow.js';
+import { API_PREFIX, createApi } from './http-api.js';
+import { RateLimiter, type RateLimitOptions } from './http-util.js';
+import { NonceGuard } from './nonce-guard.js';
+import { VenueStreams } from './streams.js';
+import { WsHub, type HubOptions } from './ws-hub.js';
+
+export interface VenueOptions {
+  /** Bind address. Default 127.0.0.1. */
+  host?: string;
+  /** TCP port; 0 picks a free one. Default 0. */
+  port?: number;
+  /** Fixes every random choice of the engine and the market flow. Default 1. */
+  seed?: number;
+  /** Markets to list (default BTC-USD, ETH-USD, SOL-USD). */
+  markets?: readonly MarketConfig[];
+  /** Further engine settings (fees, faucet, history limits, ...). */
+  engine?: Omit<EngineOptions, 'markets' | 'seed' | 'clock'>;
+  /** Synthetic participants: false disables them. Default on. */
+  flow?: boolean | Omit<FlowOptions, 'seed'>;
+  /** Flow round interval, ms. Default 250. */
+  flowIntervalMs?: number;
+  /** Schedule interval (funding, triggers, liquidation), ms. Default 100. */
+  tickIntervalMs?: number;
+  /** Public keys allowed to send the signed oracle action. Default none. */
+  oracleKeys?: readonly string[];
+  /** Per-address HTTP rate limit; off when absent. */
+  rateLimit?: RateLimitOptions;
+  /** Largest request body, bytes. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Items per order action. Default 100. */
+  maxBatchItems?: number;
+  /** WebSocket keepalive and limits. */
+  ws?: HubOptions;
+  clock?: Clock;
+  /** Called with exceptions that are the venue's own bugs. Default: print to stderr. */
+  onInternalError?: (e: unknown) => void;
+}
+
+export interface Venue {
+  /** Base URL ending in /api/v1. */
+  readonly url: string;
+  /** WebSocket URL. */
+  readonly wsUrl: string;
+  readonly port: number;
+  readonly engine: Engine;
+  readonly hub: WsHub;
+  readonly flow: MarketFlow | undefined;
+  /** Runs one flow round and one schedule tick now (tests use it instead of waiting). */
+  step(): void;
+  close(): Promise<void>;
+}
+
+export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
+  const clock = opts.clock ?? systemClock();
+  const seed = opts.seed ?? 1;
+  const engine = new Engine({ ...opts.engine, ...(opts.markets ? { markets: opts.markets } : {}), seed, clock });
+  const streams = new VenueStreams(engine);
+  const publish = () => streams.publishEvents(engine.drainEvents());
+  const onInternalError = opts.onInternalError ?? ((e: unknown) => process.stderr.write(`venue internal error: ${(e as Error)?.stack ?? String(e)}\n`));
+
+  const api = createApi({
+    engine,
+    verifier: new SignatureVerifier(),
+    nonces: new NonceGuard(),
+    oracleKeys: new Set(opts.oracleKeys ?? []),
+    maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
+    maxBatchItems: opts.maxBatchItems ?? MAX_BATCH_ITEMS,
+    rateLimiter: opts.rateLimit ? new RateLimiter(opts.rateLimit) : undefined,
+    clock,
+    afterChange: publish,
+    onInternalError,
+  });
+  const server: Server = createServer({ keepAliveTimeout: 30_000 }, api);
+  const wss = new WebSocketServer({ server, path: '/ws', maxPayload: 1024 * 1024 });
+  const hub = new WsHub(wss, streams, opts.ws);
+  streams.attach(hub);
+
+  const flowOpts = opts.flow === false ? undefined : { ...(opts.flow === true || opts.flow === undefined ? {} : opts.flow), seed };
+  const flow = flowOpts ? new MarketFlow(engine, flowOpts) : undefined;
+  publish();
+
+  const guarded = (fn: () => void) => () => {
+    try {
+      fn();
+    } catch (e) {
+      onInternalError(e);
+    }
+  };
+  const tick = () => {
+    engine.tick();
+    publish();
+  };
+  const flowStep = () => {
+    flow?.step();
+    publish();
+  };
+  const timers = [
+    setInterval(guarded(tick), opts.tickIntervalMs ?? 100),
+    setInterval(guarded(() => streams.publishFast()), 200),
+    setInterval(guarded(() => streams.publishSlow()), 2000),
+    ...(flow ? [setInterval(guarded(flowStep), opts.flowIntervalMs ?? 250)] : []),
+  ];
+  for (const t of timers) t.unref();
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+
+  return {
+    url: `http://${host}:${port}${API_PREFIX}`,
+    wsUrl: `ws://${host}:${port}/ws`,
+    port,
+    engine,
+    hub,
+    flow,
+    step() {
+      flowStep();
+      tick();
+    },
+    async close() {
+      for (const t of timers) clearInterval(t);
+      hub.close();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
