@@ -3,25 +3,31 @@
 
 import { serializeAction } from '../../protocol/v1/serialize.js';
 import type { ActionType, RequestBody } from '../../protocol/v1/actions.js';
-import type { SignatureVerifier } from '../../protocol/verify.js';
 import type { Engine } from '../engine/index.js';
 import type { NonceGuard } from './nonce-guard.js';
+import type { AsyncVerifier } from './verify-pool.js';
 
 export interface AuthDeps {
   readonly engine: Engine;
-  readonly verifier: SignatureVerifier;
+  readonly verifier: AsyncVerifier;
   readonly nonces: NonceGuard;
   /** Public keys allowed to send the oracle action. */
   readonly oracleKeys: ReadonlySet<string>;
 }
 
-/** Why the signed request must be refused (the message the venue answers), or undefined when it is authentic. */
-export function authenticate(type: ActionType, body: RequestBody, deps: AuthDeps, nowNs: bigint): string | undefined {
+/** True when the body's signature is the signer's Ed25519 signature of its wincode bytes. */
+export function verifySignature(body: RequestBody, verifier: AsyncVerifier): Promise<boolean> {
   const { action, account, signer, signature } = body;
-  const message = serializeAction(action, action.nonce, account, signer);
-  if (!deps.verifier.verify(signer, message, signature)) return 'bad signature';
-  if (!authorized(type, account, signer, deps)) return 'unauthorized signer';
-  return deps.nonces.check(signer, action.nonce, nowNs);
+  return verifier.verify(signer, serializeAction(action, action.nonce, account, signer), signature);
+}
+
+/**
+ * Why a request with a valid signature must still be refused (authority, nonce), or undefined.
+ * Run it in the same synchronous step as applying the action, so no other request slips between.
+ */
+export function authorize(type: ActionType, body: RequestBody, deps: AuthDeps, nowNs: bigint): string | undefined {
+  if (!authorized(type, body.account, body.signer, deps)) return 'unauthorized signer';
+  return deps.nonces.check(body.signer, body.action.nonce, nowNs);
 }
 
 function authorized(type: ActionType, account: string, signer: string, deps: AuthDeps): boolean {

@@ -11,7 +11,7 @@ import { actionTypeForPath, createRequestBodySchema, type ActionType, type Reque
 import { orderIdsOf } from '../../protocol/v1/order-id.js';
 import type { Clock } from '../../core/clock.js';
 import type { Engine, LeverageEntry, MarketInfo } from '../engine/index.js';
-import { authenticate, type AuthDeps } from './auth.js';
+import { authorize, verifySignature, type AuthDeps } from './auth.js';
 import { toMs } from './streams.js';
 import { HttpError, readBody, sendError, sendJson, type RateLimiter } from './http-util.js';
 
@@ -57,7 +57,8 @@ export function createApi(opts: ApiOptions): (req: IncomingMessage, res: ServerR
 
   const signed = (type: ActionType): Handler => async (req) => {
     const body = parse(bodySchema(type), await readJson(req)) as RequestBody;
-    const refused = authenticate(type, body, opts, opts.clock.nowNs());
+    const authentic = await verifySignature(body, opts.verifier);
+    const refused = authentic ? authorize(type, body, opts, opts.clock.nowNs()) : 'bad signature';
     if (refused !== undefined) return JSON.stringify({ status: 'error', response: { type, data: { statuses: [{ error: { message: refused } }] } } });
     const statuses = apply(type, body, opts.engine);
     opts.nonces.accept(body.signer, body.action.nonce);

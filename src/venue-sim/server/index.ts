@@ -7,13 +7,13 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { MAX_BATCH_ITEMS } from '../../protocol/v1/actions.js';
-import { SignatureVerifier } from '../../protocol/verify.js';
 import { Engine, type EngineOptions, type MarketConfig } from '../engine/index.js';
 import { MarketFlow, type FlowOptions } from '../flow.js';
 import { API_PREFIX, createApi } from './http-api.js';
 import { RateLimiter, type RateLimitOptions } from './http-util.js';
 import { NonceGuard } from './nonce-guard.js';
 import { VenueStreams } from './streams.js';
+import { inlineVerifier, workerVerifier } from './verify-pool.js';
 import { WsHub, type HubOptions } from './ws-hub.js';
 
 export interface VenueOptions {
@@ -43,6 +43,8 @@ export interface VenueOptions {
   maxBatchItems?: number;
   /** WebSocket keepalive and limits. */
   ws?: HubOptions;
+  /** Verify signatures on a worker thread (default), or on the main thread. */
+  verifyOnWorker?: boolean;
   clock?: Clock;
   /** Called with exceptions that are the venue's own bugs. Default: print to stderr. */
   onInternalError?: (e: unknown) => void;
@@ -70,9 +72,10 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
   const publish = () => streams.publishEvents(engine.drainEvents());
   const onInternalError = opts.onInternalError ?? ((e: unknown) => process.stderr.write(`venue internal error: ${(e as Error)?.stack ?? String(e)}\n`));
 
+  const verifier = opts.verifyOnWorker === false ? inlineVerifier() : workerVerifier((e) => onInternalError(e));
   const api = createApi({
     engine,
-    verifier: new SignatureVerifier(),
+    verifier,
     nonces: new NonceGuard(),
     oracleKeys: new Set(opts.oracleKeys ?? []),
     maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
@@ -138,6 +141,7 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
       wss.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await verifier.close();
     },
   };
 }
