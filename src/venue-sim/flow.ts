@@ -5,6 +5,7 @@
 import { sha256Base58 } from '../protocol/hash.js';
 import type { Engine, MarketInfo, OrderActionItem } from './engine/index.js';
 import { Prng } from './engine/ids.js';
+import { roundToStep } from './decimals.js';
 
 export interface FlowOptions {
   seed: number;
@@ -123,19 +124,19 @@ export class MarketFlow {
   /** A size on the lot grid worth about `multiple` × the minimum notional at `px`. */
   private size(info: MarketInfo, px: number, multiple: number): number {
     const lots = Math.max(1, Math.ceil((info.minNotional * multiple) / (px * info.lotSize)));
-    return roundTo(lots * info.lotSize, info.lotSize);
+    return roundToStep(lots * info.lotSize, info.lotSize);
   }
 
   private roundTick(info: MarketInfo, px: number): number {
-    return roundTo(Math.max(info.tickSize, Math.round(px / info.tickSize) * info.tickSize), info.tickSize);
+    return roundToStep(Math.max(info.tickSize, Math.round(px / info.tickSize) * info.tickSize), info.tickSize);
   }
 
   private floorTick(info: MarketInfo, px: number): number {
-    return roundTo(Math.max(info.tickSize, Math.floor(px / info.tickSize) * info.tickSize), info.tickSize);
+    return roundToStep(Math.max(info.tickSize, Math.floor(px / info.tickSize) * info.tickSize), info.tickSize);
   }
 
   private ceilTick(info: MarketInfo, px: number): number {
-    return roundTo(Math.ceil(px / info.tickSize) * info.tickSize, info.tickSize);
+    return roundToStep(Math.ceil(px / info.tickSize) * info.tickSize, info.tickSize);
   }
 
   private uniform(): number {
@@ -146,10 +147,4 @@ export class MarketFlow {
     const u = 1 - this.uniform();
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.uniform());
   }
-}
-
-/** `x` rounded to the decimals of `step`, so values print cleanly and sit exactly on the grid. */
-function roundTo(x: number, step: number): number {
-  const decimals = Math.max(0, Math.ceil(-Math.log10(step)) + 1);
-  return Number(x.toFixed(decimals));
 }

@@ -13,6 +13,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Engine, LeverageEntry, MarketInfo } from '../engine/index.js';
 import { authorize, verifySignature, type AuthDeps } from './auth.js';
 import { toMs } from './streams.js';
+import { decimalsOf } from '../decimals.js';
 import { HttpError, readBody, sendError, sendJson, type RateLimiter } from './http-util.js';
 
 export const API_PREFIX = '/api/v1';
@@ -136,14 +137,6 @@ function apply(type: ActionType, body: RequestBody, engine: Engine): unknown[] {
   }
 }
 
-function decimals(step: number): number {
-  const text = step.toString();
-  const e = text.indexOf('e-');
-  if (e >= 0) return Number(text.slice(e + 2));
-  const dot = text.indexOf('.');
-  return dot < 0 ? 0 : text.length - dot - 1;
-}
-
 /** A market in the venue's documented /exchangeInfo shape (venue-protocol §8.2). */
 function marketInfoRow(m: MarketInfo) {
   return {
@@ -151,8 +144,8 @@ function marketInfoRow(m: MarketInfo) {
     baseAsset: m.symbol.slice(0, -4),
     quoteAsset: 'USDC',
     status: 'TRADING',
-    pricePrecision: decimals(m.tickSize),
-    sizePrecision: decimals(m.lotSize),
+    pricePrecision: decimalsOf(m.tickSize),
+    sizePrecision: decimalsOf(m.lotSize),
     tickSize: m.tickSize,
     lotSize: m.lotSize,
     minNotional: m.minNotional,

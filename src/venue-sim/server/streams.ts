@@ -7,7 +7,8 @@ import { stringifyJson } from '../../core/json.js';
 import { subscriptionSchema, topicsOf } from '../../protocol/v1/stream.js';
 import type { Engine } from '../engine/index.js';
 import type { BookLevelRow, EngineEvent, FillRecord, PositionUpdateEvent } from '../engine/index.js';
-import { RollingStats } from './stats.js';
+import { roundToStep } from '../decimals.js';
+import { RollingStats, type DayStats } from './stats.js';
 import { topicOfKey, type TopicSource, type WsHub } from './ws-hub.js';
 
 const NS_PER_MS = 1_000_000n;
@@ -217,7 +218,7 @@ export class VenueStreams implements TopicSource {
 
   ticker(symbol: string) {
     const s = this.engine.marketState(symbol)!;
-    const day = this.stats.day(symbol, toMs(this.engine.nowNs));
+    const day = this.day(symbol);
     return {
       symbol,
       priceChange: day.priceChange,
@@ -243,10 +244,9 @@ export class VenueStreams implements TopicSource {
   }
 
   private context() {
-    const nowMs = toMs(this.engine.nowNs);
     return this.engine.markets().map((m) => {
       const s = this.engine.marketState(m.symbol)!;
-      const day = this.stats.day(m.symbol, nowMs);
+      const day = this.day(m.symbol);
       return {
         symbol: m.symbol,
         volume: day.volume,
@@ -257,6 +257,19 @@ export class VenueStreams implements TopicSource {
         priceChangePercent: day.priceChangePercent,
       };
     });
+  }
+
+  /** 24-hour statistics rounded to the market's steps (prices to the tick, sizes to the lot, USD to cents). */
+  private day(symbol: string): DayStats {
+    const d = this.stats.day(symbol, toMs(this.engine.nowNs));
+    const m = this.engine.marketInfo(symbol)!;
+    return {
+      ...d,
+      priceChange: roundToStep(d.priceChange, m.tickSize),
+      priceChangePercent: roundToStep(d.priceChangePercent, 0.0001),
+      volume: roundToStep(d.volume, m.lotSize),
+      quoteVolume: roundToStep(d.quoteVolume, 0.01),
+    };
   }
 
   /** Maintenance-margin grid: the market's flat maintenance fraction at every leverage and notional knot. */

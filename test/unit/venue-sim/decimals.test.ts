@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { decimalsOf, roundToStep } from '../../../src/venue-sim/decimals.js';
+
+describe('decimal steps', () => {
+  it('counts the decimals of ticks and lots, including exponent forms', () => {
+    expect([1, 0.5, 0.1, 0.01, 0.001, 0.0001, 1e-7, 2.5e-7, 1e-10].map(decimalsOf)).toEqual([0, 1, 1, 2, 3, 4, 7, 8, 10]);
+  });
+
+  it('rounds derived values to the step without floating-point noise', () => {
+    expect(roundToStep(0.0029999999999999996, 0.0001)).toBe(0.003);
+    expect(roundToStep(-70.89999999999418, 0.1)).toBe(-70.9);
+    expect(roundToStep(96_832.1 * 3, 0.1)).toBe(290_496.3);
+  });
+});
