@@ -53,24 +53,9 @@ export type Intent = DataStamp &
     | { readonly kind: 'quoteSet'; readonly symbol: string; readonly quotes: readonly QuoteSpec[] }
   );
 
-/** The venue's order statuses (specification) plus the framework's local ones. */
-export type OrderStatus =
-  | 'placed'
-  | 'working'
-  | 'filled'
-  | 'partiallyFilled'
-  | 'cancelled'
-  | 'cancelledRiskLimit'
-  | 'cancelledSelfCrossing'
-  | 'cancelledReduceOnly'
-  | 'cancelledIOC'
-  | 'rejectedInvalid'
-  | 'rejectedRiskLimit'
-  | 'rejectedCrossing'
-  | 'rejectedDuplicate';
-export type LocalOrderStatus = OrderStatus | 'pendingNew' | 'pendingCancel' | 'unknown';
-
-export const TERMINAL_STATUSES: ReadonlySet<LocalOrderStatus> = new Set<LocalOrderStatus>([
+/** The specification's order statuses an order can be in, live ones first, in the table's order. */
+export const NON_TERMINAL_ORDER_STATUSES = ['placed', 'working'] as const;
+export const TERMINAL_ORDER_STATUSES = [
   'filled',
   'partiallyFilled',
   'cancelled',
@@ -82,7 +67,13 @@ export const TERMINAL_STATUSES: ReadonlySet<LocalOrderStatus> = new Set<LocalOrd
   'rejectedRiskLimit',
   'rejectedCrossing',
   'rejectedDuplicate',
-]);
+] as const;
+
+/** The venue's order statuses (specification) plus the framework's local ones. */
+export type OrderStatus = (typeof NON_TERMINAL_ORDER_STATUSES)[number] | (typeof TERMINAL_ORDER_STATUSES)[number];
+export type LocalOrderStatus = OrderStatus | 'pendingNew' | 'pendingCancel' | 'unknown';
+
+export const TERMINAL_STATUSES: ReadonlySet<LocalOrderStatus> = new Set<LocalOrderStatus>(TERMINAL_ORDER_STATUSES);
 
 /** A change of one of the strategy's orders, as execution learned it. */
 export interface OrderEvent {

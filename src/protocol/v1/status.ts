@@ -1,22 +1,11 @@
 // The 14 order statuses of the v1 status table, their class (non-terminal / terminal / response-only) and spellings.
 // Invariant: `placed` is keyed `resting` in order responses and nowhere else; `error` is never an order's state.
 
+import { NON_TERMINAL_ORDER_STATUSES, TERMINAL_ORDER_STATUSES } from '../../core/intent.js';
 import { literal } from '../../core/schema.js';
 
-export const NON_TERMINAL_STATUSES = ['placed', 'working'] as const;
-export const TERMINAL_STATUSES = [
-  'filled',
-  'partiallyFilled',
-  'cancelled',
-  'cancelledRiskLimit',
-  'cancelledSelfCrossing',
-  'cancelledReduceOnly',
-  'cancelledIOC',
-  'rejectedInvalid',
-  'rejectedRiskLimit',
-  'rejectedCrossing',
-  'rejectedDuplicate',
-] as const;
+export const NON_TERMINAL_STATUSES = NON_TERMINAL_ORDER_STATUSES;
+export const TERMINAL_STATUSES = TERMINAL_ORDER_STATUSES;
 export const RESPONSE_ONLY_STATUSES = ['error'] as const;
 
 /** All 14 statuses of the specification's table, in table order. */
