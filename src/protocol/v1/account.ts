@@ -20,7 +20,8 @@ export const textSchema = string({ maxLength: 4096 });
 export const tifLowerSchema = literal('gtc', 'ioc', 'alo');
 
 export const positionSchema = object({ coin: symbolSchema, size: number(), price: number(), realizedPnl: number(), leverage: number() });
-export const openOrderSchema = object({
+/** Fields an open-order row and an orderUpdate message share (spec: open order; orderUpdate). */
+export const orderStateFields = {
   symbol: symbolSchema,
   orderId: key32(),
   price: number(),
@@ -30,11 +31,10 @@ export const openOrderSchema = object({
   vwap: number(),
   isBuy: boolean(),
   maker: boolean(),
-  reduceOnly: boolean(),
-  tif: tifLowerSchema,
   status: orderStateSchema,
   timestamp,
-});
+};
+export const openOrderSchema = object({ ...orderStateFields, reduceOnly: boolean(), tif: tifLowerSchema });
 export const marginSummarySchema = object({ positions: array(object({ coin: string({ maxLength: 64 }), size: number() })) });
 export const leverageSettingsSchema = array(tuple([symbolSchema, number()]));
 export const accountSettingsSchema = object({ maxLeverage: leverageSettingsSchema });

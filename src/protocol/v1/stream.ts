@@ -6,8 +6,7 @@ import { parseJson } from '../../core/json.js';
 import { array, boolean, literal, maybe, nullable, number, object, optional, parse, string, tagged, tuple, u64, union, type Infer, type Schema } from '../../core/schema.js';
 import { symbolSchema } from '../../core/types.js';
 import { key32 } from '../pubkey.js';
-import { fullAccountSchema, textSchema } from './account.js';
-import { orderStateSchema } from './status.js';
+import { fullAccountSchema, orderStateFields, textSchema } from './account.js';
 
 /** Subscriptions one connection may hold (gaps §7). */
 export const MAX_SUBSCRIPTIONS = 100;
@@ -130,20 +129,7 @@ function accountData<T extends string, S extends Record<string, Schema<unknown>>
 }
 
 export const accountSnapshotSchema = accountData('accountSnapshot', fullAccountSchema.shape);
-export const orderUpdateSchema = accountData('orderUpdate', {
-  status: orderStateSchema,
-  symbol: symbolSchema,
-  orderId: key32(),
-  price: number(),
-  originalSize: number(),
-  size: number(),
-  filledSize: number(),
-  vwap: number(),
-  isBuy: boolean(),
-  maker: boolean(),
-  timestamp,
-  reason: nullable(textSchema),
-});
+export const orderUpdateSchema = accountData('orderUpdate', { ...orderStateFields, reason: nullable(textSchema) });
 export const fillUpdateSchema = accountData('fill', {
   symbol: symbolSchema,
   orderId: key32(),
