@@ -1,0 +1,277 @@
+// The strategy plugin API: defineStrategy, the context a strategy runs in, and pure quoting helpers.
+// Invariants: the ONLY project file plugins import (it re-exports everything they need); helpers are pure, never read the time.
+
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { AccountOrder, AccountPosition, AccountState } from '../account/state.js';
+import type { Clock } from '../core/clock.js';
+import { StrategyError } from '../core/errors.js';
+import type { DataStamp, Intent, OrderEvent } from '../core/intent.js';
+import { optional, transform, type Schema } from '../core/schema.js';
+import type { BookView, Level } from '../market/book.js';
+import type { FillUpdate, Ticker, Trade } from '../protocol/v1/stream.js';
+
+export type { DataStamp, Intent, LocalOrderStatus, OrderEvent, OrderRef, OrderSpec, OrderStatus, QuoteSpec, Side } from '../core/intent.js';
+export { TERMINAL_STATUSES } from '../core/intent.js';
+export type { TimeInForce } from '../core/types.js';
+export { symbolSchema } from '../core/types.js';
+export type { Clock } from '../core/clock.js';
+export type { AccountOrder, AccountPosition, AccountState, BookView, FillUpdate, Level, Ticker, Trade };
+export type { Infer, Schema } from '../core/schema.js';
+/** The validator library (the one the config uses) for a strategy's `params`. */
+export * as schema from '../core/schema.js';
+
+// ---------------------------------------------------------------------------------------------
+// Context
+
+/** Market data of the strategy's markets (asking for another market throws StrategyError). */
+export interface StrategyMarket {
+  /** The live book after changes, conflated; read it synchronously when it is emitted (it keeps changing). */
+  book$(symbol: string): Observable<BookView>;
+  /** Public trades, one emission per trade. */
+  trades$(symbol: string): Observable<Trade>;
+  ticker$(symbol: string): Observable<Ticker>;
+}
+
+export interface StrategyAccount {
+  /** The account's state after every change (positions, open orders, margin); replays the current one. */
+  readonly state$: Observable<AccountState>;
+  /** Fills of the account in the strategy's markets (all orders of the account, not only this strategy's). */
+  readonly fills$: Observable<FillUpdate>;
+  /** Changes of this strategy's own orders, as execution learned them (rejections included). */
+  readonly orders$: Observable<OrderEvent>;
+}
+
+/** A market's trading rules (from exchangeInfo). */
+export interface MarketRules {
+  readonly symbol: string;
+  /** Price step, USD. */
+  readonly tickSize: number;
+  /** Size step, base units. */
+  readonly lotSize: number;
+  /** Smallest price × size of an order that is not reduce-only, USD (0 when the venue sets none). */
+  readonly minNotional: number;
+  readonly maxLeverage: number;
+}
+
+/** pino-compatible: structured fields first, then the message. */
+export interface StrategyLogger {
+  debug(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/**
+ * Label values must come from a small fixed set (a side, a level index, a reason): never an order id,
+ * a price or a time. Implementations drop series beyond MAX_SERIES_PER_METRIC.
+ */
+export type MetricLabels = Readonly<Record<string, string>>;
+
+export interface MetricOptions {
+  readonly help?: string;
+  /** Every label name the metric uses (at most MAX_LABEL_NAMES); other names throw StrategyError. */
+  readonly labelNames?: readonly string[];
+}
+
+export interface HistogramOptions extends MetricOptions {
+  /** Upper bounds in the metric's base unit (seconds, base units ...). */
+  readonly buckets?: readonly number[];
+}
+
+export interface CounterMetric {
+  inc(value?: number, labels?: MetricLabels): void;
+}
+
+export interface GaugeMetric {
+  set(value: number, labels?: MetricLabels): void;
+  inc(value?: number, labels?: MetricLabels): void;
+  dec(value?: number, labels?: MetricLabels): void;
+}
+
+export interface HistogramMetric {
+  observe(value: number, labels?: MetricLabels): void;
+}
+
+/**
+ * Metrics of one strategy. Names are snake_case in base units (`_seconds`, `_total`); the daemon
+ * prefixes them and adds the strategy's name as a label. Asking twice for a name returns the same metric.
+ */
+export interface StrategyMetrics {
+  counter(name: string, opts?: MetricOptions): CounterMetric;
+  gauge(name: string, opts?: MetricOptions): GaugeMetric;
+  histogram(name: string, opts?: HistogramOptions): HistogramMetric;
+}
+
+export const MAX_LABEL_NAMES = 4;
+export const MAX_SERIES_PER_METRIC = 64;
+
+/** What a running strategy sees of the world. */
+export interface StrategyContext {
+  /** The strategy instance's name (unique in the daemon). */
+  readonly name: string;
+  /** The markets the strategy may use (empty: not restricted). */
+  readonly symbols: readonly string[];
+  readonly market: StrategyMarket;
+  readonly account: StrategyAccount;
+  readonly clock: Clock;
+  /** Run every time-based operator (throttleTime, timer, ...) on this scheduler, so backtests run in virtual time. */
+  readonly scheduler: SchedulerLike;
+  /** Rules of `symbol`; throws StrategyError for a market the venue does not list. */
+  rules(symbol: string): MarketRules;
+  readonly log: StrategyLogger;
+  readonly metrics: StrategyMetrics;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Definition
+
+export interface StrategySpec<P> {
+  /** Lower-case words joined by dashes (`market-maker`). */
+  readonly name: string;
+  readonly description?: string;
+  /** Validator of the params from the config (errors name `strategies[i].params.<path>`). */
+  readonly params: Schema<P>;
+  /** The markets the strategy trades, from its params (the daemon subscribes them; intents elsewhere are refused). */
+  readonly symbols?: (params: P) => readonly string[];
+  /**
+   * Builds the strategy's intent stream. Called once per start; the host subscribes to the result and
+   * unsubscribes it on stop. Throwing, erroring or emitting an invalid intent stops this strategy only.
+   * Emitted intents must not be mutated afterwards.
+   */
+  create(ctx: StrategyContext, params: P): Observable<Intent>;
+}
+
+/** Brand shared by every copy of this module (Symbol.for), checked by the loader. */
+export const STRATEGY_BRAND: unique symbol = Symbol.for('perpbot.strategy-definition');
+
+export interface StrategyDefinition<P = unknown> extends StrategySpec<P> {
+  readonly [STRATEGY_BRAND]: 1;
+}
+
+const STRATEGY_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+
+/**
+ * The default export of a strategy module. Throws StrategyError when `spec` is malformed (bad name,
+ * `params` not a schema, `create` not a function), so a broken plugin fails when it is loaded.
+ */
+export function defineStrategy<P>(spec: StrategySpec<P>): StrategyDefinition<P> {
+  if (typeof spec.name !== 'string' || !STRATEGY_NAME.test(spec.name)) throw new StrategyError(`strategy name must be lower-case words joined by dashes, got ${JSON.stringify(spec.name)}`);
+  if (typeof spec.params?.run !== 'function') throw new StrategyError(`strategy ${spec.name}: params must be a schema`);
+  if (typeof spec.create !== 'function') throw new StrategyError(`strategy ${spec.name}: create must be a function`);
+  if (spec.symbols !== undefined && typeof spec.symbols !== 'function') throw new StrategyError(`strategy ${spec.name}: symbols must be a function of the params`);
+  return Object.freeze({ ...spec, [STRATEGY_BRAND]: 1 as const });
+}
+
+/** True when `value` was made by defineStrategy (of any copy of this module). */
+export function isStrategyDefinition(value: unknown): value is StrategyDefinition<unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Partial<StrategyDefinition<unknown>>;
+  return v[STRATEGY_BRAND] === 1 && typeof v.create === 'function' && typeof v.params?.run === 'function';
+}
+
+/** `s`, or `value` when the field is absent (an optional schema whose parsed type always has a value). */
+export function withDefault<T>(s: Schema<T>, value: T): Schema<T> {
+  return transform(optional(s), (v) => (v === undefined ? value : v));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers (pure)
+
+export type Rounding = 'down' | 'up' | 'nearest';
+
+/** Decimal places of a step such as 0.1, 0.0001 or 1e-7. */
+function decimalsOf(step: number): number {
+  const s = String(step);
+  const e = s.indexOf('e-');
+  const mantissa = e >= 0 ? s.slice(0, e) : s;
+  const dot = mantissa.indexOf('.');
+  const fraction = dot >= 0 ? mantissa.length - dot - 1 : 0;
+  return Math.min(100, fraction + (e >= 0 ? Number(s.slice(e + 2)) : 0));
+}
+
+/** `value` rounded to a multiple of `step`, printed exactly at the step's decimals. Throws RangeError for a step that is not > 0. */
+export function roundToStep(value: number, step: number, mode: Rounding = 'nearest'): number {
+  if (!(step > 0) || !Number.isFinite(step)) throw new RangeError(`step must be a finite number > 0, got ${step}`);
+  const n = value / step;
+  // Division error grows with the quotient: 100000.3 / 0.1 is 1000002.9999999999.
+  const eps = Math.max(1e-9, Math.abs(n) * 1e-12);
+  const k = mode === 'down' ? Math.floor(n + eps) : mode === 'up' ? Math.ceil(n - eps) : Math.round(n);
+  return Number((k * step).toFixed(decimalsOf(step))) + 0;
+}
+
+/** A price (USD) on the tick grid: 'down' for bids, 'up' for asks so a quote is never tighter than asked. */
+export function roundToTick(price: number, tickSize: number, mode: Rounding = 'nearest'): number {
+  return roundToStep(price, tickSize, mode);
+}
+
+/** A size (base units) on the lot grid; 'down' by default so an order never exceeds what was asked. */
+export function roundToLot(size: number, lotSize: number, mode: Rounding = 'down'): number {
+  return roundToStep(size, lotSize, mode);
+}
+
+/** The part of a book the price helpers read. */
+export type TopOfBook = Pick<BookView, 'bestBid' | 'bestAsk'>;
+
+/** Mid price, USD; undefined unless both sides exist. */
+export function mid(book: TopOfBook): number | undefined {
+  const bid = book.bestBid();
+  const ask = book.bestAsk();
+  return bid && ask ? (bid.px + ask.px) / 2 : undefined;
+}
+
+export interface Spread {
+  /** Best ask − best bid, USD (negative when crossed). */
+  readonly abs: number;
+  /** `abs` relative to the mid, basis points. */
+  readonly bps: number;
+}
+
+/** Spread of the best levels; undefined unless both sides exist. */
+export function spread(book: TopOfBook): Spread | undefined {
+  const bid = book.bestBid();
+  const ask = book.bestAsk();
+  if (!bid || !ask) return undefined;
+  const abs = ask.px - bid.px;
+  return { abs, bps: (abs / ((bid.px + ask.px) / 2)) * 1e4 };
+}
+
+/** The DataStamp of an intent computed from `book`: its venue timestamp (epoch ms) and version. */
+export function stamp(book: Pick<BookView, 'timestamp' | 'version'>): DataStamp {
+  return { dataTimeMs: book.timestamp, dataVersion: book.version };
+}
+
+/** Signed position in `symbol` (long > 0), base units; 0 without a state or a position. */
+export function positionOf(state: Pick<AccountState, 'positions'> | undefined, symbol: string): number {
+  return state?.positions.get(symbol)?.size ?? 0;
+}
+
+export interface InventoryLimits {
+  /** Position the strategy aims for, base units. Default 0. */
+  readonly target?: number;
+  /** Largest absolute position allowed, base units, > 0. */
+  readonly max: number;
+}
+
+export interface Inventory {
+  /** position − target, base units. */
+  readonly deviation: number;
+  /** deviation / max, clamped to [-1, 1]: +1 is as long as allowed relative to the target. */
+  readonly ratio: number;
+  /** How much more may be bought before the position reaches +max, base units (≥ 0). */
+  readonly buyCapacity: number;
+  /** How much more may be sold before the position reaches −max, base units (≥ 0). */
+  readonly sellCapacity: number;
+}
+
+/** Where `position` stands against a target and a maximum. Throws RangeError when `max` is not > 0. */
+export function inventory(position: number, limits: InventoryLimits): Inventory {
+  const { target = 0, max } = limits;
+  if (!(max > 0)) throw new RangeError(`max must be > 0, got ${max}`);
+  const deviation = position - target;
+  return {
+    deviation,
+    ratio: Math.max(-1, Math.min(1, deviation / max)),
+    buyCapacity: Math.max(0, max - position),
+    sellCapacity: Math.max(0, max + position),
+  };
+}

@@ -1,0 +1,74 @@
+// Runtime validator of the intents a strategy emits, so garbage from a plugin never reaches risk or execution.
+// Invariants: accepts exactly the shapes of core/intent.ts (no unknown fields, finite positive prices and sizes); never transforms.
+
+import type { Intent } from '../core/intent.js';
+import { array, boolean, literal, number, object, optional, refine, string, tagged, union, type Schema } from '../core/schema.js';
+import { symbolSchema } from '../core/types.js';
+
+const STRICT = { strict: true };
+
+/** Quotes in one quote set (the venue's order batches hold at most 100 items). */
+export const MAX_QUOTES = 100;
+
+const side = literal('buy', 'sell');
+const price = number({ gt: 0 });
+const size = number({ gt: 0 });
+const clientTag = string({ minLength: 1, maxLength: 64, pattern: /^[\x21-\x7e]+$/, patternName: 'printable ASCII without spaces' });
+
+const stamp = {
+  dataTimeMs: number({ min: 0 }),
+  dataVersion: number({ integer: true, min: 0 }),
+};
+
+export const orderSpecSchema = refine(
+  object(
+    {
+      symbol: symbolSchema,
+      side,
+      price: optional(price),
+      size,
+      tif: literal('GTC', 'IOC', 'ALO'),
+      reduceOnly: boolean(),
+      clientTag: optional(clientTag),
+    },
+    STRICT,
+  ),
+  (o) => (o.price === undefined && o.tif === 'ALO' ? 'a market order (no price) cannot be ALO' : undefined),
+);
+
+export const orderRefSchema = union([object({ orderId: string({ minLength: 1, maxLength: 128 }) }, STRICT), object({ clientTag }, STRICT)]);
+
+export const quoteSpecSchema = object({ side, price, size, tif: optional(literal('GTC', 'ALO')) }, STRICT);
+
+/** A quote set must not trade with itself: every bid below every ask. */
+const quotesSchema = refine(array(quoteSpecSchema, { maxLength: MAX_QUOTES }), (quotes) => {
+  let bid = -Infinity;
+  let ask = Infinity;
+  for (const q of quotes) {
+    if (q.side === 'buy') bid = Math.max(bid, q.price);
+    else ask = Math.min(ask, q.price);
+  }
+  return bid >= ask ? `quotes cross themselves: buy at ${bid} >= sell at ${ask}` : undefined;
+});
+
+export const intentSchema: Schema<Intent> = tagged('kind', {
+  place: object({ kind: literal('place'), ...stamp, order: orderSpecSchema }, STRICT),
+  cancel: object({ kind: literal('cancel'), ...stamp, symbol: symbolSchema, ref: orderRefSchema }, STRICT),
+  cancelAll: object({ kind: literal('cancelAll'), ...stamp, symbols: optional(array(symbolSchema, { minLength: 1, maxLength: 256 })) }, STRICT),
+  replace: object({ kind: literal('replace'), ...stamp, ref: orderRefSchema, order: orderSpecSchema }, STRICT),
+  quoteSet: object({ kind: literal('quoteSet'), ...stamp, symbol: symbolSchema, quotes: quotesSchema }, STRICT),
+});
+
+/** The markets an intent touches, each with the field that names it (cancelAll without symbols: none). */
+export function intentSymbols(intent: Intent): Array<{ readonly field: string; readonly symbol: string }> {
+  switch (intent.kind) {
+    case 'place':
+    case 'replace':
+      return [{ field: 'order.symbol', symbol: intent.order.symbol }];
+    case 'cancel':
+    case 'quoteSet':
+      return [{ field: 'symbol', symbol: intent.symbol }];
+    case 'cancelAll':
+      return (intent.symbols ?? []).map((symbol, i) => ({ field: `symbols[${i}]`, symbol }));
+  }
+}

@@ -1,0 +1,107 @@
+import { EMPTY } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { StrategyError } from '../../../src/core/errors.js';
+import { parse } from '../../../src/core/schema.js';
+import {
+  defineStrategy,
+  inventory,
+  isStrategyDefinition,
+  mid,
+  positionOf,
+  roundToLot,
+  roundToStep,
+  roundToTick,
+  schema as s,
+  spread,
+  stamp,
+  STRATEGY_BRAND,
+  withDefault,
+} from '../../../src/strategy/api.js';
+import { accountState, book } from './helpers.js';
+
+describe('rounding helpers', () => {
+  it('rounds prices to the tick down, up and to the nearest, printing exact decimals', () => {
+    expect(roundToTick(100.07, 0.1, 'down')).toBe(100);
+    expect(roundToTick(100.07, 0.1, 'up')).toBe(100.1);
+    expect(roundToTick(100.07, 0.1)).toBe(100.1);
+    expect(roundToTick(100.04, 0.1)).toBe(100);
+    expect(roundToTick(0.1 + 0.2, 0.1, 'down')).toBe(0.3);
+    expect(roundToTick(0.3, 0.1, 'up')).toBe(0.3);
+    expect(roundToTick(100_000.3, 0.1, 'down')).toBe(100_000.3);
+    expect(roundToTick(100_000.3, 0.1, 'up')).toBe(100_000.3);
+    expect(roundToTick(1.23456789, 1e-7, 'down')).toBe(1.2345678);
+    expect(roundToTick(1234, 5, 'up')).toBe(1235);
+    expect(roundToTick(-0.04, 0.1)).toBe(0);
+    expect(Object.is(roundToTick(-0.04, 0.1), -0)).toBe(false);
+  });
+
+  it('rounds sizes down to the lot by default', () => {
+    expect(roundToLot(0.01239, 0.0001)).toBe(0.0123);
+    expect(roundToLot(0.00009, 0.0001)).toBe(0);
+    expect(roundToLot(0.07, 0.01)).toBe(0.07);
+    expect(roundToLot(0.3 - 0.1, 0.1)).toBe(0.2);
+    expect(roundToLot(0.01231, 0.0001, 'up')).toBe(0.0124);
+  });
+
+  it('throws RangeError for a step that is not > 0', () => {
+    expect(() => roundToStep(1, 0)).toThrow(RangeError);
+    expect(() => roundToStep(1, -0.1)).toThrow(RangeError);
+    expect(() => roundToStep(1, NaN)).toThrow(RangeError);
+  });
+});
+
+describe('book helpers', () => {
+  it('mid and spread need both sides', () => {
+    const b = book([[99, 1]], [[101, 1]], 7, 1234);
+    expect(mid(b)).toBe(100);
+    expect(spread(b)).toEqual({ abs: 2, bps: 200 });
+    expect(mid(book([[99, 1]], []))).toBeUndefined();
+    expect(spread(book([], [[101, 1]]))).toBeUndefined();
+  });
+
+  it('stamp carries the book timestamp (ms) and version', () => {
+    expect(stamp(book([[99, 1]], [[101, 1]], 7, 1234))).toEqual({ dataTimeMs: 1234, dataVersion: 7 });
+  });
+});
+
+describe('position helpers', () => {
+  it('positionOf reads the signed size, 0 when absent', () => {
+    expect(positionOf(accountState({ 'BTC-USD': -0.5 }), 'BTC-USD')).toBe(-0.5);
+    expect(positionOf(accountState(), 'BTC-USD')).toBe(0);
+    expect(positionOf(undefined, 'BTC-USD')).toBe(0);
+  });
+
+  it('inventory measures the position against a target and the maximum', () => {
+    expect(inventory(0.5, { max: 2 })).toEqual({ deviation: 0.5, ratio: 0.25, buyCapacity: 1.5, sellCapacity: 2.5 });
+    expect(inventory(1, { target: 1, max: 2 })).toMatchObject({ deviation: 0, ratio: 0 });
+    expect(inventory(-3, { max: 2 })).toEqual({ deviation: -3, ratio: -1, buyCapacity: 5, sellCapacity: 0 });
+    expect(() => inventory(0, { max: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('defineStrategy', () => {
+  const params = s.object({ n: withDefault(s.number({ min: 0 }), 3) });
+
+  it('brands the definition so the loader can tell it from look-alikes', () => {
+    const def = defineStrategy({ name: 'my-strategy', params, create: () => EMPTY });
+    expect(isStrategyDefinition(def)).toBe(true);
+    expect(def[STRATEGY_BRAND]).toBe(1);
+    expect(Object.isFrozen(def)).toBe(true);
+    expect(isStrategyDefinition({ name: 'x', params, create: () => EMPTY })).toBe(false);
+    expect(isStrategyDefinition(null)).toBe(false);
+    // The brand is a registered symbol: a definition from another copy of the API module is recognised.
+    expect(isStrategyDefinition({ [Symbol.for('perpbot.strategy-definition')]: 1, name: 'x', params, create: () => EMPTY })).toBe(true);
+  });
+
+  it('refuses malformed definitions with StrategyError', () => {
+    expect(() => defineStrategy({ name: 'My Strategy', params, create: () => EMPTY })).toThrow(StrategyError);
+    expect(() => defineStrategy({ name: 'x', params: {} as never, create: () => EMPTY })).toThrow('strategy x: params must be a schema');
+    expect(() => defineStrategy({ name: 'x', params, create: 1 as never })).toThrow('strategy x: create must be a function');
+  });
+
+  it('withDefault fills an absent param and validates a given one', () => {
+    expect(parse(params, {})).toEqual({ n: 3 });
+    expect(parse(params, { n: 0 })).toEqual({ n: 0 });
+    expect(() => parse(params, { n: -1 }, 'p')).toThrow('p.n: must be >= 0, got -1');
+  });
+});

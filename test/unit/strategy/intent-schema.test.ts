@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { parse, safeParse } from '../../../src/core/schema.js';
+import type { Intent } from '../../../src/core/intent.js';
+import { intentSchema, intentSymbols, MAX_QUOTES } from '../../../src/strategy/intent-schema.js';
+
+const st = { dataTimeMs: 1_700_000_000_000, dataVersion: 3 };
+const order = { symbol: 'BTC-USD', side: 'buy', price: 100_000, size: 0.01, tif: 'GTC', reduceOnly: false, clientTag: 'bid-0' } as const;
+
+const valid: Intent[] = [
+  { kind: 'place', ...st, order },
+  { kind: 'place', ...st, order: { symbol: 'BTC-USD', side: 'sell', size: 0.01, tif: 'IOC', reduceOnly: true } },
+  { kind: 'cancel', ...st, symbol: 'BTC-USD', ref: { orderId: '5Hq4' } },
+  { kind: 'cancel', ...st, symbol: 'BTC-USD', ref: { clientTag: 'bid-0' } },
+  { kind: 'cancelAll', ...st },
+  { kind: 'cancelAll', ...st, symbols: ['BTC-USD', 'ETH-USD'] },
+  { kind: 'replace', ...st, ref: { clientTag: 'bid-0' }, order },
+  { kind: 'quoteSet', ...st, symbol: 'BTC-USD', quotes: [] },
+  { kind: 'quoteSet', ...st, symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 99, size: 1, tif: 'ALO' }, { side: 'sell', price: 101, size: 1 }] },
+];
+
+function reason(value: unknown): string | undefined {
+  const r = safeParse(intentSchema, value, 'intent');
+  return r.ok ? undefined : r.error.message;
+}
+
+describe('intentSchema', () => {
+  it('accepts every intent kind and returns the value itself', () => {
+    for (const intent of valid) expect(parse(intentSchema, intent)).toBe(intent);
+  });
+
+  it('rejects unknown fields, bad numbers and impossible orders, naming the field', () => {
+    expect(reason({ kind: 'cancelAll', ...st, extra: 1 })).toBe('intent.extra: unknown field');
+    expect(reason({ kind: 'cancelAll', dataTimeMs: 1 })).toBe('intent.dataVersion: missing field');
+    expect(reason({ kind: 'cancelAll', ...st, dataVersion: 1.5 })).toBe('intent.dataVersion: expected an integer, got 1.5');
+    expect(reason({ kind: 'cancelAll', ...st, symbols: [] })).toBe('intent.symbols: array shorter than 1');
+    expect(reason({ kind: 'place', ...st, order: { ...order, size: 0 } })).toBe('intent.order.size: must be > 0, got 0');
+    expect(reason({ kind: 'place', ...st, order: { ...order, price: Infinity } })).toBe('intent.order.price: expected a finite number, got Infinity');
+    expect(reason({ kind: 'place', ...st, order: { ...order, symbol: 'btc' } })).toMatch(/^intent\.order\.symbol: expected a symbol of the form <BASE>-USD/);
+    expect(reason({ kind: 'place', ...st, order: { ...order, price: undefined, tif: 'ALO' } })).toBe('intent.order: a market order (no price) cannot be ALO');
+    expect(reason({ kind: 'replace', ...st, ref: { orderId: 'a', clientTag: 'b' }, order })).toMatch(/^intent\.ref\.(clientTag|orderId): unknown field/);
+    expect(reason({ kind: 'quoteSet', ...st, symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 1, size: 1, tif: 'IOC' }] })).toBe('intent.quotes[0].tif: expected "GTC" | "ALO", got "IOC"');
+    const many = Array.from({ length: MAX_QUOTES + 1 }, (_, i) => ({ side: 'buy', price: i + 1, size: 1 }));
+    expect(reason({ kind: 'quoteSet', ...st, symbol: 'BTC-USD', quotes: many })).toBe(`intent.quotes: array longer than ${MAX_QUOTES}`);
+  });
+
+  it('lists the markets an intent touches with the field naming each', () => {
+    expect(intentSymbols(valid[0]!)).toEqual([{ field: 'order.symbol', symbol: 'BTC-USD' }]);
+    expect(intentSymbols(valid[4]!)).toEqual([]);
+    expect(intentSymbols(valid[5]!)).toEqual([
+      { field: 'symbols[0]', symbol: 'BTC-USD' },
+      { field: 'symbols[1]', symbol: 'ETH-USD' },
+    ]);
+    expect(intentSymbols(valid[7]!)).toEqual([{ field: 'symbol', symbol: 'BTC-USD' }]);
+  });
+});
