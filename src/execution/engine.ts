@@ -1,0 +1,518 @@
+// Execution façade: intents → planner → risk gate → batcher → tracker → order events; resolution, reconciliation, stop.
+// Invariants: every primitive op passes the risk gate before signing (denials never reach the wire); injected time only.
+
+import { Observable, Subject, filter, type Subscription } from 'rxjs';
+import type { Clock } from '../core/clock.js';
+import type { DataStamp, Intent, OrderEvent, OrderSpec } from '../core/intent.js';
+import { SYMBOL_PATTERN, TIFS, type Dialect, type Network } from '../core/types.js';
+import type { Logger } from '../client/logger.js';
+import { silentLogger } from '../client/logger.js';
+import type { SubmitOutcome } from '../client/submit.js';
+import { codecFor } from '../protocol/codecs.js';
+import type { DialectCodec, SignMode } from '../protocol/dialect.js';
+import type { Keypair } from '../protocol/keys.js';
+import type { RiskGate } from '../risk/types.js';
+import { Batcher, type Batch, type BatchSink, type Command, type FlushMode } from './batcher.js';
+import { cloidFactory } from './cloid.js';
+import type { ExecutionMetrics } from './metrics.js';
+import { matchStatuses } from './outcome.js';
+import { planIntent } from './planner.js';
+import type { Submitter, Timers, VenueOrderFact, VenueQueries } from './ports.js';
+import { realTimers } from './ports.js';
+import { reconcile, type ReconcileOptions, type ReconcileReport } from './reconcile.js';
+import { Resolver } from './resolver.js';
+import { Tracker, type OrderView, type TrackedOrder } from './tracker.js';
+
+export interface ExecutionOptions {
+  dialect: Dialect;
+  /** Default: the registered codec of `dialect`. */
+  codec?: DialectCodec;
+  /** The signer (the account itself or one of its agents). */
+  key: Keypair;
+  /** Base58 public key of the traded account. Default: the key's. */
+  account?: string;
+  /** Network byte of the current dialect. Default mainnet. */
+  network?: Network;
+  /** Default raw. */
+  mode?: SignMode;
+  /** The signer's monotonic nonce source (NonceSource fits). */
+  nonces: { next(): bigint };
+  submitter: Submitter;
+  queries: VenueQueries;
+  risk: RiskGate;
+  clock: Clock;
+  /** The account's order updates (orderUpdate messages, also those recovered after a reconnect). */
+  orderUpdates$?: Observable<VenueOrderFact>;
+  /** Emits after every (re)connection of the account stream: each emission reconciles. */
+  resync$?: Observable<unknown>;
+  /** Items per signed batch. Default 100. */
+  maxBatchItems?: number;
+  /** When a tick's commands are flushed. Default `microtask`. */
+  flush?: FlushMode;
+  /** Delays of the query rounds resolving unknown outcomes, ms (their count bounds the rounds). */
+  resolveDelaysMs?: readonly number[];
+  reconcile?: ReconcileOptions;
+  metrics?: ExecutionMetrics;
+  logger?: Logger;
+  timers?: Timers;
+  /** Salt of v1 client order ids, unique per run. Default: the clock's ns at construction. */
+  sessionNs?: bigint;
+}
+
+export interface SubmitOptions {
+  /** Clock ns (Clock.nowNs) at which the frame the intent was computed from arrived; starts tick-to-trade. */
+  arrivalNs?: bigint;
+}
+
+export interface StopOptions {
+  /** Cancel every order of the bot and wait for the venue to confirm. Default true. */
+  cancelOrders?: boolean;
+  /** How long to wait for confirmations and answers, ms. Default 5000. */
+  deadlineMs?: number;
+}
+
+export interface StopReport {
+  /** Orders confirmed gone (cancelled or otherwise terminal) while stopping. */
+  readonly cancelled: number;
+  /** Order ids still open (unconfirmed) at the deadline. */
+  readonly open: readonly string[];
+  readonly timedOut: boolean;
+}
+
+export type ExecutionState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+const REJECTION = /^rejected/;
+
+/** Why a spec cannot be sent at all, or undefined when it is well formed. */
+export function specProblem(spec: OrderSpec): string | undefined {
+  if (typeof spec.symbol !== 'string' || !SYMBOL_PATTERN.test(spec.symbol)) return `symbol ${JSON.stringify(spec.symbol)} is not <BASE>-USD`;
+  if (spec.side !== 'buy' && spec.side !== 'sell') return `side must be buy or sell`;
+  if (!(typeof spec.size === 'number' && Number.isFinite(spec.size) && spec.size > 0)) return `size must be a finite number > 0, got ${spec.size}`;
+  if (spec.price !== undefined && !(typeof spec.price === 'number' && Number.isFinite(spec.price) && spec.price > 0)) return `price must be a finite number > 0, got ${spec.price}`;
+  if (!TIFS.includes(spec.tif)) return `tif must be GTC, IOC or ALO, got ${String(spec.tif)}`;
+  if (typeof spec.reduceOnly !== 'boolean') return 'reduceOnly must be a boolean';
+  return undefined;
+}
+
+export class Execution {
+  readonly account: string;
+  private readonly tracker: Tracker;
+  private readonly batcher: Batcher;
+  private readonly resolver: Resolver;
+  private readonly events = new Subject<OrderEvent>();
+  private readonly logger: Logger;
+  private readonly metrics: ExecutionMetrics;
+  private readonly timers: Timers;
+  private readonly subscriptions: Subscription[] = [];
+  private buffered: [string, Intent, bigint | undefined][] = [];
+  private stateValue: ExecutionState = 'idle';
+  private reconciling: Promise<ReconcileReport> | undefined;
+  private reconcileQueued: Promise<ReconcileReport> | undefined;
+  private writeHooks = false;
+  private readonly sampled = new WeakSet<Batch>();
+  private readonly eventWaiters = new Set<() => void>();
+
+  constructor(private readonly opts: ExecutionOptions) {
+    this.account = opts.account ?? opts.key.publicKey;
+    this.logger = opts.logger ?? silentLogger;
+    this.metrics = opts.metrics ?? {};
+    this.timers = opts.timers ?? realTimers;
+    const { clock } = opts;
+    this.tracker = new Tracker({
+      nowMs: () => clock.nowMs(),
+      onEvent: (e) => this.onEvent(e),
+      cloid: opts.dialect === 'v1' ? cloidFactory(this.account, opts.sessionNs ?? clock.nowNs()) : undefined,
+    });
+    this.batcher = new Batcher({
+      dialect: opts.dialect,
+      codec: opts.codec ?? codecFor(opts.dialect),
+      key: opts.key,
+      account: this.account,
+      network: opts.network ?? 'mainnet',
+      mode: opts.mode ?? 'raw',
+      nonces: opts.nonces,
+      submitter: opts.submitter,
+      clock,
+      sink: this.sink(),
+      maxItems: opts.maxBatchItems,
+      flush: opts.flush,
+      timers: this.timers,
+    });
+    this.resolver = new Resolver({
+      queries: opts.queries,
+      account: this.account,
+      tracker: this.tracker,
+      delaysMs: opts.resolveDelaysMs,
+      timers: this.timers,
+      logger: this.logger,
+      onLearned: (o) => this.learned(o),
+    });
+  }
+
+  get state(): ExecutionState {
+    return this.stateValue;
+  }
+
+  /** Order events of `strategy` (of every strategy when undefined), emitted synchronously as execution learns them. */
+  events$(strategy?: string): Observable<OrderEvent> {
+    return strategy === undefined ? this.events.asObservable() : this.events.pipe(filter((e) => e.strategy === strategy));
+  }
+
+  /** Live orders (pending included) of `strategy` / `symbol`, or of everyone. */
+  openOrders(strategy?: string, symbol?: string): OrderView[] {
+    return [...this.tracker.openOrders(strategy, symbol)];
+  }
+
+  /** Open plus pending orders of the bot (for the risk view). */
+  openOrderCount(): number {
+    return this.tracker.openOrderCount();
+  }
+
+  /** Base units open and pending orders in `symbol` would add if all filled, per side (for the risk view). */
+  openOrderSizes(symbol: string): { buy: number; sell: number } {
+    return this.tracker.openOrderSizes(symbol);
+  }
+
+  /** The tracked order with venue id `orderId`, if known. */
+  order(orderId: string): OrderView | undefined {
+    return this.tracker.get(orderId);
+  }
+
+  /**
+   * Subscribes the account feeds and reconciles with the venue; intents submitted before it resolves are held and
+   * run afterwards. Throws what the first reconciliation throws (the engine is idle again then).
+   */
+  async start(): Promise<ReconcileReport> {
+    if (this.stateValue !== 'idle') throw new Error(`cannot start: execution is ${this.stateValue}`);
+    this.stateValue = 'starting';
+    const { orderUpdates$, resync$ } = this.opts;
+    if (orderUpdates$) this.subscriptions.push(orderUpdates$.subscribe((u) => this.onFact(u)));
+    let report: ReconcileReport;
+    try {
+      report = await this.reconcile();
+    } catch (e) {
+      for (const s of this.subscriptions.splice(0)) s.unsubscribe();
+      this.stateValue = 'idle';
+      throw e;
+    }
+    if (resync$) {
+      this.subscriptions.push(
+        resync$.subscribe(() => {
+          if (this.stateValue === 'running') this.reconcile().catch((e: Error) => this.logger.warn({ error: e.message }, 'reconciliation failed'));
+        }),
+      );
+    }
+    this.stateValue = 'running';
+    const held = this.buffered;
+    this.buffered = [];
+    for (const [strategy, intent, arrivalNs] of held) this.execute(strategy, intent, arrivalNs);
+    return report;
+  }
+
+  /** Hands over one intent of `strategy`; its events follow on events$(strategy). Never throws for a refused intent. */
+  submit(strategy: string, intent: Intent, opts?: SubmitOptions): void {
+    const arrivalNs = opts?.arrivalNs;
+    if (this.stateValue === 'running') return this.execute(strategy, intent, arrivalNs);
+    if (this.stateValue === 'idle' || this.stateValue === 'starting') this.buffered.push([strategy, intent, arrivalNs]);
+    else this.logger.warn({ strategy, kind: intent.kind, state: this.stateValue }, 'intent ignored: execution is stopping');
+  }
+
+  /** Sends what is queued now instead of at the end of the tick. */
+  flush(): void {
+    this.batcher.flush();
+  }
+
+  /** Resolves when nothing is queued, in flight or being resolved. */
+  async whenIdle(): Promise<void> {
+    await this.batcher.whenIdle();
+    await this.resolver.whenDone();
+    await this.batcher.whenIdle();
+  }
+
+  /** Compares the venue's open orders with the tracker now (calls arriving during a pass share the next pass). */
+  reconcile(): Promise<ReconcileReport> {
+    if (!this.reconciling) {
+      this.reconciling = this.reconcileOnce().finally(() => {
+        this.reconciling = undefined;
+      });
+      return this.reconciling;
+    }
+    this.reconcileQueued ??= this.reconciling
+      .catch(() => undefined)
+      .then(() => {
+        this.reconcileQueued = undefined;
+        return this.reconcile();
+      });
+    return this.reconcileQueued;
+  }
+
+  /**
+   * Cancels every live order of `strategy` (e.g. when the host stopped it) and waits, at most `deadlineMs` (default
+   * 5000), until the venue confirmed each. Orders whose cancel risk refused stay open and are reported. Never throws.
+   */
+  cancelStrategy(strategy: string, deadlineMs = 5000): Promise<StopReport> {
+    return this.cancelAndWait([...this.tracker.openOrders(strategy)], deadlineMs);
+  }
+
+  /**
+   * Stops taking intents; with `cancelOrders` (default) cancels every order of the bot and waits, at most
+   * `deadlineMs`, until the venue confirmed each; then unsubscribes. Never throws.
+   */
+  async stop(opts: StopOptions = {}): Promise<StopReport> {
+    if (this.stateValue === 'stopped' || this.stateValue === 'stopping') return { cancelled: 0, open: [], timedOut: false };
+    const deadlineMs = opts.deadlineMs ?? 5000;
+    const deadline = this.opts.clock.nowMs() + deadlineMs;
+    this.stateValue = 'stopping';
+    this.buffered = [];
+    this.batcher.flush();
+    const report = (opts.cancelOrders ?? true) ? await this.cancelAndWait([...this.tracker.openOrders()], deadlineMs) : { cancelled: 0, open: [], timedOut: false };
+    await this.withDeadline(this.batcher.whenIdle(), Math.max(0, deadline - this.opts.clock.nowMs()));
+    for (const s of this.subscriptions.splice(0)) s.unsubscribe();
+    this.resolver.stop();
+    this.stateValue = 'stopped';
+    for (const w of this.eventWaiters) w();
+    return report;
+  }
+
+  // ------------------------------------------------------------------ intents → commands
+
+  private execute(strategy: string, intent: Intent, arrivalNs: bigint | undefined): void {
+    const plan = planIntent(strategy, intent, this.tracker);
+    for (const note of plan.notes) this.logger.info({ strategy, kind: intent.kind }, note);
+    if (plan.steps.length === 0) return;
+    const nowMs = this.opts.clock.nowMs();
+    const stamp: DataStamp = { dataTimeMs: intent.dataTimeMs, dataVersion: intent.dataVersion };
+    let refused = false;
+    for (const step of plan.steps) {
+      if (step.kind === 'cancel') {
+        if (!this.cancel(step.target, nowMs, arrivalNs)) refused = true;
+      } else if (refused && plan.linked) {
+        this.refuse(strategy, step.order, 'rejectedRiskLimit', 'LINKED', 'not placed: the cancel it replaces was refused');
+      } else this.place(strategy, step.order, stamp, nowMs, arrivalNs);
+    }
+  }
+
+  /** Cancels `target` for its owner; false when risk refused the cancel. */
+  private cancel(target: TrackedOrder, nowMs: number, arrivalNs: bigint | undefined): boolean {
+    if (target.terminal || target.cancelPending) return true;
+    if (target.orderId === undefined) {
+      if (this.batcher.withdraw(target)) this.tracker.drop(target);
+      return true;
+    }
+    const decision = this.opts.risk.check({ kind: 'cancel', strategy: target.strategy, symbol: target.spec.symbol }, nowMs);
+    if (!decision.ok) {
+      this.metrics.denials?.inc({ reason: decision.reason });
+      this.tracker.note(target, `cancel refused by risk ${decision.reason}: ${decision.detail}`);
+      return false;
+    }
+    this.tracker.requestCancel(target);
+    if (target.inFlight || target.unknown) this.tracker.deferCancel(target);
+    else this.batcher.enqueue({ kind: 'cancel', order: target, arrivalNs });
+    return true;
+  }
+
+  private place(strategy: string, spec: OrderSpec, stamp: DataStamp, nowMs: number, arrivalNs: bigint | undefined): void {
+    const problem = specProblem(spec);
+    if (problem !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'INVALID', problem);
+    if (this.opts.dialect !== 'v1' && spec.clientTag !== undefined) {
+      const live = this.tracker.find(strategy, { clientTag: spec.clientTag });
+      if (live && !live.cancelPending) return this.refuse(strategy, spec, 'rejectedDuplicate', 'DUPLICATE_TAG', `client tag ${JSON.stringify(spec.clientTag)} is carried by live order ${live.eventId}`);
+    }
+    const decision = this.opts.risk.check({ kind: 'place', strategy, order: spec, stamp }, nowMs);
+    if (!decision.ok) {
+      this.metrics.denials?.inc({ reason: decision.reason });
+      const order = this.tracker.create(strategy, spec);
+      this.tracker.conclude(order, 'rejectedRiskLimit', `risk ${decision.reason}: ${decision.detail}`);
+      return;
+    }
+    this.batcher.enqueue({ kind: 'place', order: this.tracker.create(strategy, spec), arrivalNs });
+  }
+
+  /** An order refused before the risk gate (execution's own checks): a terminal event under a local id. */
+  private refuse(strategy: string, spec: OrderSpec, status: 'rejectedInvalid' | 'rejectedRiskLimit' | 'rejectedDuplicate', code: string, detail: string): void {
+    this.metrics.denials?.inc({ reason: `LOCAL_${code}` });
+    const order = this.tracker.create(strategy, spec);
+    this.tracker.conclude(order, status, `execution ${code}: ${detail}`);
+  }
+
+  // ------------------------------------------------------------------ batches → facts
+
+  private sink(): BatchSink {
+    return {
+      admit: (c) => this.admit(c),
+      signed: (b) => this.signed(b),
+      written: (b) => this.written(b),
+      settled: (b, outcome) => this.settled(b, outcome),
+      signFailed: (c, e) => {
+        if (c.kind === 'place') this.tracker.conclude(c.order, 'rejectedInvalid', `not signed: ${e.message}`);
+        else this.tracker.cancelFailed(c.order, `cancel not signed: ${e.message}`);
+      },
+    };
+  }
+
+  private admit(c: Command): boolean {
+    if (c.order.terminal || !this.tracker.isOpen(c.order)) return false;
+    if (c.kind === 'place' && this.opts.risk.state === 'HALTED') {
+      this.metrics.denials?.inc({ reason: 'HALTED' });
+      this.tracker.conclude(c.order, 'rejectedRiskLimit', 'risk HALTED: trading was halted before the order was sent');
+      return false;
+    }
+    return true;
+  }
+
+  private signed(batch: Batch): void {
+    const ids = batch.request.encoded.orderIds;
+    const commands = batch.commands;
+    for (let i = 0; i < commands.length; i++) {
+      const c = commands[i]!;
+      if (c.kind === 'place') this.tracker.sent(c.order, ids[i]!);
+    }
+    this.metrics.batchItems?.observe(commands.length);
+    if (!this.writeHooks) {
+      this.sampled.add(batch);
+      this.sampleTickToTrade(batch);
+    }
+  }
+
+  private written(batch: Batch): void {
+    this.writeHooks = true;
+    if (!this.sampled.has(batch)) this.sampleTickToTrade(batch);
+  }
+
+  private sampleTickToTrade(batch: Batch): void {
+    const histogram = this.metrics.tickToTradeSeconds;
+    if (!histogram) return;
+    const now = this.opts.clock.nowNs();
+    let seen: bigint | undefined;
+    for (const c of batch.commands) {
+      if (c.arrivalNs === undefined || c.arrivalNs === seen) continue;
+      seen = c.arrivalNs;
+      histogram.observe(Number(now - c.arrivalNs) / 1e9);
+    }
+  }
+
+  private settled(batch: Batch, outcome: SubmitOutcome): void {
+    const { clock, risk } = this.opts;
+    const nowMs = clock.nowMs();
+    this.metrics.submitOutcomes?.inc({ outcome: outcome.outcome });
+    this.metrics.ackLatencySeconds?.observe(Number(clock.nowNs() - batch.sentNs) / 1e9);
+    const commands = batch.commands;
+    for (const c of commands) if (c.kind === 'place') this.tracker.answered(c.order);
+    if (outcome.outcome === 'accepted') {
+      const { answers, others } = matchStatuses(
+        commands.map((c) => c.order.orderId!),
+        outcome.response.response.data.statuses,
+      );
+      commands.forEach((c, i) => {
+        const answer = answers[i]!;
+        for (const fact of answer.facts) {
+          this.tracker.apply(fact);
+          if (REJECTION.test(fact.status)) risk.onVenueReject(fact.status, nowMs);
+        }
+        if (c.kind === 'place' && answer.error !== undefined) {
+          this.tracker.conclude(c.order, 'rejectedInvalid', answer.error);
+          risk.onVenueReject('error', nowMs);
+        } else if (c.kind === 'cancel' && answer.error !== undefined) {
+          this.tracker.cancelFailed(c.order, `cancel failed: ${answer.error}`);
+          this.resolver.add(c.order);
+        } else if (answer.facts.length === 0 || (c.kind === 'cancel' && c.order.cancelPending)) this.resolver.add(c.order);
+      });
+      for (const fact of others) this.onFact(fact);
+    } else if (outcome.outcome === 'rejected') {
+      const why = `request rejected${outcome.httpStatus === undefined ? '' : ` (HTTP ${outcome.httpStatus}${outcome.code ? ` ${outcome.code}` : ''})`}: ${outcome.reason}`;
+      risk.onVenueReject(outcome.code ?? 'error', nowMs);
+      for (const c of commands) {
+        if (c.kind === 'place') this.tracker.conclude(c.order, 'rejectedInvalid', why);
+        else this.tracker.cancelFailed(c.order, why);
+      }
+    } else {
+      this.logger.warn({ nonce: String(batch.nonce), items: commands.length, reason: outcome.reason }, 'submit outcome unknown; resolving by query');
+      for (const c of commands) {
+        if (c.kind === 'place') this.tracker.markUnknown(c.order, `submit outcome unknown: ${outcome.reason}`);
+        this.resolver.add(c.order);
+      }
+    }
+    for (const c of commands) if (c.kind === 'place') this.learned(c.order);
+  }
+
+  /** A venue fact from the account stream (or about an order no command named). */
+  private onFact(fact: VenueOrderFact): void {
+    const order = this.tracker.apply(fact);
+    if (order) this.learned(order);
+  }
+
+  /** Something new is known about `order`: send its deferred cancel when it is due. */
+  private learned(order: TrackedOrder): void {
+    if (this.tracker.takeDeferredCancel(order)) this.batcher.enqueue({ kind: 'cancel', order, arrivalNs: undefined });
+  }
+
+  private onEvent(e: OrderEvent): void {
+    this.metrics.orderEvents?.inc({ status: e.status });
+    this.events.next(e);
+    for (const w of this.eventWaiters) w();
+  }
+
+  // ------------------------------------------------------------------ reconciliation and waiting
+
+  private async reconcileOnce(): Promise<ReconcileReport> {
+    const report = await reconcile({ queries: this.opts.queries, account: this.account, tracker: this.tracker }, this.opts.reconcile);
+    const nowMs = this.opts.clock.nowMs();
+    for (const o of report.toCancel) this.cancel(o, nowMs, undefined);
+    for (const o of report.missing) this.resolver.add(o);
+    for (const o of report.adopted) this.learned(o);
+    if (report.adopted.length + report.toCancel.length + report.resolved.length + report.missing.length > 0) {
+      this.logger.info(
+        { open: report.open, adopted: report.adopted.length, cancelling: report.toCancel.length, resolved: report.resolved.length, missing: report.missing.length },
+        'reconciled orders with the venue',
+      );
+    }
+    return report;
+  }
+
+  private async cancelAndWait(targets: readonly TrackedOrder[], deadlineMs: number): Promise<StopReport> {
+    const { clock } = this.opts;
+    const deadline = clock.nowMs() + deadlineMs;
+    const asked = targets.filter((t) => this.cancel(t, clock.nowMs(), undefined));
+    this.batcher.flush();
+    const gone = () => asked.every((t) => !this.tracker.isOpen(t));
+    if (!(await this.waitFor(gone, deadlineMs / 2))) {
+      await this.withDeadline(this.reconcile().then(() => undefined), Math.max(0, deadline - clock.nowMs()));
+      await this.waitFor(gone, Math.max(0, deadline - clock.nowMs()));
+    }
+    const open = targets.filter((t) => this.tracker.isOpen(t));
+    return { cancelled: targets.length - open.length, open: open.map((o) => o.eventId), timedOut: open.length > 0 };
+  }
+
+  /** Resolves true once `done()` holds (checked after every event), false at the timeout. */
+  private waitFor(done: () => boolean, timeoutMs: number): Promise<boolean> {
+    if (done()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const finish = (ok: boolean) => {
+        this.eventWaiters.delete(check);
+        this.timers.clear(timer);
+        resolve(ok);
+      };
+      const check = () => {
+        if (done()) finish(true);
+      };
+      const timer = this.timers.set(() => finish(done()), timeoutMs);
+      this.eventWaiters.add(check);
+    });
+  }
+
+  private withDeadline(p: Promise<void>, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = this.timers.set(resolve, ms);
+      p.then(
+        () => {
+          this.timers.clear(timer);
+          resolve();
+        },
+        () => {
+          this.timers.clear(timer);
+          resolve();
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,389 @@
+// Order tracker: each order's state machine (venue statuses + pendingNew / pendingCancel / unknown), by predicted id.
+// Invariants: never moves backwards (terminal final, filledSize monotonic); an event only when the owner's view changed.
+
+import type { OrderEvent, OrderRef, OrderSpec, OrderStatus } from '../core/intent.js';
+import { TERMINAL_STATUSES, type LocalOrderStatus } from '../core/intent.js';
+import type { OpenOrder } from '../protocol/v1/account.js';
+import type { VenueOrderFact } from './ports.js';
+
+const VENUE_STATUSES: ReadonlySet<string> = new Set<OrderStatus>([
+  'placed',
+  'working',
+  'filled',
+  'partiallyFilled',
+  'cancelled',
+  'cancelledRiskLimit',
+  'cancelledSelfCrossing',
+  'cancelledReduceOnly',
+  'cancelledIOC',
+  'rejectedInvalid',
+  'rejectedRiskLimit',
+  'rejectedCrossing',
+  'rejectedDuplicate',
+]);
+const ALIASES: Readonly<Record<string, OrderStatus>> = { resting: 'placed', triggered: 'placed', cancelledIoc: 'cancelledIOC', siblingCancelled: 'cancelled' };
+
+/** The order status a venue status name stands for (`resting` → placed, `cancelledIoc` → cancelledIOC), or undefined. */
+export function venueStatusOf(name: string): OrderStatus | undefined {
+  return VENUE_STATUSES.has(name) ? (name as OrderStatus) : ALIASES[name];
+}
+
+export function isTerminal(status: LocalOrderStatus | undefined): boolean {
+  return status !== undefined && TERMINAL_STATUSES.has(status);
+}
+
+/** placed < working < terminal; undefined (nothing heard yet) lowest. */
+function rank(status: OrderStatus | undefined): number {
+  if (status === undefined) return 0;
+  if (status === 'placed') return 1;
+  if (status === 'working') return 2;
+  return 3;
+}
+
+/** What callers outside execution may read about an order. */
+export interface OrderView {
+  readonly key: number;
+  readonly orderId: string | undefined;
+  /** `orderId`, or `local:<key>` for an order that never reached the wire. */
+  readonly eventId: string;
+  readonly strategy: string;
+  readonly spec: OrderSpec;
+  readonly cloid: string | undefined;
+  readonly status: LocalOrderStatus;
+  readonly terminal: boolean;
+  /** Base units. */
+  readonly filledSize: number;
+  readonly remaining: number;
+  readonly reason: string | undefined;
+  readonly adopted: boolean;
+}
+
+/** One order as execution knows it. Fields are written by the Tracker only. */
+export class TrackedOrder implements OrderView {
+  /** Predicted venue order id; undefined while the order waits in a batch. */
+  orderId: string | undefined = undefined;
+  /** The latest venue status (monotonic); undefined until the venue said something. */
+  venue: OrderStatus | undefined = undefined;
+  /** Base units filled (monotonic). */
+  filledSize = 0;
+  /** A cancel was requested and not yet answered. */
+  cancelPending = false;
+  /** Its submit outcome is unknown and not yet resolved. */
+  unknown = false;
+  /** Sent; the answer to its request has not arrived. */
+  inFlight = false;
+  /** Cancel it as soon as it is known to rest (a cancel asked while it was in flight or unknown). */
+  cancelAfterAck = false;
+  /** Known from the venue only (reconciliation), not placed by this process. */
+  adopted = false;
+  reason: string | undefined = undefined;
+  /** What the owner was last told (status, filled size, reason), so an unchanged view is not repeated. */
+  told = '';
+
+  constructor(
+    /** Local sequence number, unique in the process. */
+    readonly key: number,
+    readonly strategy: string,
+    readonly spec: OrderSpec,
+    /** v1 client order id (base58 32 bytes), when the order has a client tag. */
+    readonly cloid: string | undefined,
+    /** Set when another live order of the strategy carries the same tag (it will be refused as a duplicate). */
+    readonly duplicateOf: TrackedOrder | undefined,
+  ) {}
+
+  get status(): LocalOrderStatus {
+    if (this.venue !== undefined && rank(this.venue) === 3) return this.venue;
+    if (this.cancelPending) return 'pendingCancel';
+    if (this.unknown) return 'unknown';
+    return this.venue ?? 'pendingNew';
+  }
+
+  get terminal(): boolean {
+    return rank(this.venue) === 3;
+  }
+
+  /** Base units still open. */
+  get remaining(): number {
+    return Math.max(0, this.spec.size - this.filledSize);
+  }
+
+  /** The id events carry: the venue id, or `local:<key>` for an order that never reached the wire. */
+  get eventId(): string {
+    return this.orderId ?? `local:${this.key}`;
+  }
+}
+
+export type EventListener = (event: OrderEvent, order: TrackedOrder) => void;
+
+export interface TrackerOptions {
+  /** Epoch ms for event times. */
+  nowMs: () => number;
+  onEvent: EventListener;
+  /** Client order id for a new use of `tag` by `strategy` (`sequence` is unique per use); none when absent (current dialect). */
+  cloid?: (strategy: string, tag: string, sequence: number) => string;
+  /** Terminal orders kept so late facts about them are recognised (oldest forgotten first). Default 10 000. */
+  keepTerminal?: number;
+}
+
+const tagKey = (strategy: string, tag: string) => `${strategy}\u0000${tag}`;
+
+export class Tracker {
+  private readonly byId = new Map<string, TrackedOrder>();
+  /** Non-terminal orders by strategy, then symbol. */
+  private readonly open = new Map<string, Map<string, Set<TrackedOrder>>>();
+  private readonly tags = new Map<string, TrackedOrder>();
+  private readonly retired: string[] = [];
+  private retiredHead = 0;
+  private readonly keepTerminal: number;
+  private nextKey = 1;
+
+  constructor(private readonly opts: TrackerOptions) {
+    this.keepTerminal = opts.keepTerminal ?? 10_000;
+  }
+
+  /**
+   * A new order waiting to be sent (status pendingNew, no id yet). A tag already carried by a live order of the
+   * strategy is a duplicate: the new order reuses that order's client id (so the venue refuses it) and `duplicateOf` says so.
+   */
+  create(strategy: string, spec: OrderSpec): TrackedOrder {
+    const key = this.nextKey++;
+    let cloid: string | undefined;
+    let duplicateOf: TrackedOrder | undefined;
+    const tag = spec.clientTag;
+    if (tag !== undefined) {
+      const bound = this.tags.get(tagKey(strategy, tag));
+      if (bound && !bound.terminal && !bound.cancelPending) {
+        duplicateOf = bound;
+        cloid = bound.cloid;
+      } else cloid = this.opts.cloid?.(strategy, tag, key);
+    }
+    const order = new TrackedOrder(key, strategy, spec, cloid, duplicateOf);
+    if (tag !== undefined && !duplicateOf) this.tags.set(tagKey(strategy, tag), order);
+    this.openSet(strategy, spec.symbol).add(order);
+    return order;
+  }
+
+  /** Forgets an order that was never sent (withdrawn from its batch); no event. */
+  drop(order: TrackedOrder): void {
+    if (order.orderId !== undefined) throw new Error(`order ${order.orderId} was sent; it cannot be dropped`);
+    this.unlist(order);
+  }
+
+  /** The id predicted at signing: the order is now in flight (pendingNew event). */
+  sent(order: TrackedOrder, orderId: string): void {
+    order.orderId = orderId;
+    order.inFlight = true;
+    this.byId.set(orderId, order);
+    this.emit(order);
+  }
+
+  /** The order's request was answered (or found unknown): it is no longer in flight. */
+  answered(order: TrackedOrder): void {
+    order.inFlight = false;
+  }
+
+  /** A venue fact about an order (response entry, stream update, row). Returns the order when it changed anything. */
+  apply(fact: VenueOrderFact): TrackedOrder | undefined {
+    const order = this.byId.get(fact.orderId);
+    if (!order) return undefined;
+    const next = venueStatusOf(fact.status);
+    if (next === undefined) return undefined;
+    return this.applyTo(order, next, fact.filledSize === undefined ? undefined : Math.abs(fact.filledSize), fact.reason ?? undefined);
+  }
+
+  /** Concludes an order locally (never reached the venue, or vanished from it), as the terminal `status`. */
+  conclude(order: TrackedOrder, status: OrderStatus, reason: string): void {
+    if (order.terminal) return;
+    this.applyTo(order, status, undefined, reason);
+  }
+
+  /** A cancel was requested (pendingCancel event). */
+  requestCancel(order: TrackedOrder): void {
+    if (order.terminal || order.cancelPending) return;
+    order.cancelPending = true;
+    order.reason = undefined;
+    this.emit(order);
+  }
+
+  /** The cancel did not happen: back to the venue status, with the reason. */
+  cancelFailed(order: TrackedOrder, reason: string): void {
+    if (order.terminal || !order.cancelPending) return;
+    order.cancelPending = false;
+    order.cancelAfterAck = false;
+    order.reason = reason;
+    this.emit(order);
+  }
+
+  /** Cancel it once it is known to rest (its cancel was asked while it was in flight or unknown). */
+  deferCancel(order: TrackedOrder): void {
+    order.cancelAfterAck = !order.terminal;
+  }
+
+  /** Takes the deferred cancel of `order` when it is due (known to rest, answered); true when the cancel should go now. */
+  takeDeferredCancel(order: TrackedOrder): boolean {
+    if (!order.cancelAfterAck || order.terminal) return false;
+    if (order.inFlight || order.unknown || order.venue === undefined || order.orderId === undefined) return false;
+    order.cancelAfterAck = false;
+    return true;
+  }
+
+  /** Tells the owner something about the order without a state change (e.g. a refused cancel), as an event. */
+  note(order: TrackedOrder, reason: string): void {
+    order.reason = reason;
+    this.emit(order);
+  }
+
+  /** The submit outcome is unknown (unknown event until a fact arrives). */
+  markUnknown(order: TrackedOrder, reason: string): void {
+    if (order.terminal || order.venue !== undefined || order.unknown) return;
+    order.unknown = true;
+    order.reason = reason;
+    this.emit(order);
+  }
+
+  /** Takes over a resting order this process did not place, for `owner`. */
+  adopt(row: OpenOrder, owner: string): TrackedOrder {
+    const existing = this.byId.get(row.orderId);
+    if (existing && !existing.terminal) return existing;
+    const spec: OrderSpec = {
+      symbol: row.symbol,
+      side: row.isBuy ? 'buy' : 'sell',
+      price: row.price,
+      size: row.originalSize,
+      tif: row.tif === 'alo' ? 'ALO' : row.tif === 'ioc' ? 'IOC' : 'GTC',
+      reduceOnly: row.reduceOnly,
+    };
+    const order = new TrackedOrder(this.nextKey++, owner, spec, undefined, undefined);
+    order.adopted = true;
+    order.orderId = row.orderId;
+    order.venue = venueStatusOf(row.status) ?? 'placed';
+    order.filledSize = row.filledSize;
+    order.reason = 'adopted';
+    this.byId.set(row.orderId, order);
+    this.openSet(owner, spec.symbol).add(order);
+    this.emit(order);
+    return order;
+  }
+
+  /** Still listed as open (not terminal, not dropped). */
+  isOpen(order: TrackedOrder): boolean {
+    return this.open.get(order.strategy)?.get(order.spec.symbol)?.has(order) === true;
+  }
+
+  get(orderId: string): TrackedOrder | undefined {
+    return this.byId.get(orderId);
+  }
+
+  /** A live order of `strategy` by venue id or tag (undefined when none is live). */
+  find(strategy: string, ref: OrderRef): TrackedOrder | undefined {
+    const order = 'orderId' in ref ? this.byId.get(ref.orderId) : this.tags.get(tagKey(strategy, ref.clientTag));
+    return order && order.strategy === strategy && !order.terminal ? order : undefined;
+  }
+
+  /** Non-terminal orders (including pending ones) of `strategy` (every strategy when undefined), in `symbol` or all. */
+  *openOrders(strategy?: string, symbol?: string): IterableIterator<TrackedOrder> {
+    const strategies = strategy === undefined ? [...this.open.values()] : [this.open.get(strategy)].filter((m) => m !== undefined);
+    for (const bySymbol of strategies) {
+      if (symbol !== undefined) yield* bySymbol.get(symbol) ?? [];
+      else for (const set of bySymbol.values()) yield* set;
+    }
+  }
+
+  /** Open plus pending orders, all strategies. */
+  openOrderCount(): number {
+    let n = 0;
+    for (const bySymbol of this.open.values()) for (const set of bySymbol.values()) n += set.size;
+    return n;
+  }
+
+  /** Base units open and pending orders in `symbol` would add if all filled, per side. */
+  openOrderSizes(symbol: string): { buy: number; sell: number } {
+    const out = { buy: 0, sell: 0 };
+    for (const bySymbol of this.open.values()) for (const o of bySymbol.get(symbol) ?? []) out[o.spec.side] += o.remaining;
+    return out;
+  }
+
+  private applyTo(order: TrackedOrder, next: OrderStatus, filled: number | undefined, reason: string | undefined): TrackedOrder | undefined {
+    let changed = false;
+    if (filled !== undefined && filled > order.filledSize) {
+      order.filledSize = filled;
+      changed = true;
+    }
+    if (order.terminal) {
+      if (changed) this.emit(order);
+      return changed ? order : undefined;
+    }
+    if (rank(next) > rank(order.venue)) {
+      order.venue = next;
+      changed = true;
+      if (rank(next) === 3) {
+        order.cancelPending = false;
+        order.cancelAfterAck = false;
+        order.reason = reason;
+      }
+    }
+    if (order.unknown) {
+      order.unknown = false;
+      changed = true;
+    }
+    if (!changed) return undefined;
+    if (order.terminal) this.retire(order);
+    this.emit(order);
+    return order;
+  }
+
+  private openSet(strategy: string, symbol: string): Set<TrackedOrder> {
+    let bySymbol = this.open.get(strategy);
+    if (!bySymbol) this.open.set(strategy, (bySymbol = new Map()));
+    let set = bySymbol.get(symbol);
+    if (!set) bySymbol.set(symbol, (set = new Set()));
+    return set;
+  }
+
+  private unlist(order: TrackedOrder): void {
+    const bySymbol = this.open.get(order.strategy);
+    const set = bySymbol?.get(order.spec.symbol);
+    set?.delete(order);
+    if (set?.size === 0) bySymbol!.delete(order.spec.symbol);
+    if (bySymbol?.size === 0) this.open.delete(order.strategy);
+    const tag = order.spec.clientTag;
+    if (tag !== undefined && this.tags.get(tagKey(order.strategy, tag)) === order) this.tags.delete(tagKey(order.strategy, tag));
+  }
+
+  private retire(order: TrackedOrder): void {
+    this.unlist(order);
+    if (order.orderId === undefined) return;
+    this.retired.push(order.orderId);
+    if (this.retired.length - this.retiredHead > this.keepTerminal) {
+      const old = this.retired[this.retiredHead++]!;
+      if (this.byId.get(old)?.terminal) this.byId.delete(old);
+      if (this.retiredHead > 4096 && this.retiredHead * 2 > this.retired.length) {
+        this.retired.splice(0, this.retiredHead);
+        this.retiredHead = 0;
+      }
+    }
+  }
+
+  private emit(order: TrackedOrder): void {
+    const s = order.spec;
+    const told = `${order.status}|${order.filledSize}|${order.reason ?? ''}|${order.orderId ?? ''}`;
+    if (told === order.told) return;
+    order.told = told;
+    this.opts.onEvent(
+      {
+        strategy: order.strategy,
+        orderId: order.eventId,
+        clientTag: s.clientTag,
+        symbol: s.symbol,
+        side: s.side,
+        price: s.price ?? 0,
+        size: s.size,
+        filledSize: order.filledSize,
+        status: order.status,
+        reason: order.reason,
+        timeMs: this.opts.nowMs(),
+      },
+      order,
+    );
+  }
+}

@@ -1,0 +1,105 @@
+// Wiring for execution integration tests: an Execution on the real local venue (HTTP client, WebSocket account
+// feeds, a hand-written risk gate) plus a counter of the order actions the venue applied, per account.
+import type { Subscription } from 'rxjs';
+import { AccountStreams } from '../../../src/account/account.js';
+import { HttpClient } from '../../../src/client/http.js';
+import { WsPool } from '../../../src/client/ws-pool.js';
+import { systemClock } from '../../../src/core/clock.js';
+import type { OrderEvent } from '../../../src/core/intent.js';
+import { Execution, type ExecutionOptions } from '../../../src/execution/engine.js';
+import { accountFeeds } from '../../../src/execution/feeds.js';
+import { venueQueries } from '../../../src/execution/ports.js';
+import { Keypair } from '../../../src/protocol/keys.js';
+import { MemoryNonceStore, NonceSource } from '../../../src/protocol/nonce.js';
+import type { Venue } from '../../../src/venue-sim/server/index.js';
+import type { OrderActionItem } from '../../../src/venue-sim/engine/types.js';
+import { FakeRisk } from '../../unit/execution/fakes.js';
+
+export const stamp = () => ({ dataTimeMs: Date.now(), dataVersion: 1 });
+
+/** Counts the order actions the venue applied (after authentication), with their items, per account. */
+export class VenueTap {
+  readonly actions: { account: string; items: readonly OrderActionItem[] }[] = [];
+
+  constructor(venue: Venue) {
+    const engine = venue.engine;
+    const apply = engine.applyOrderAction.bind(engine);
+    engine.applyOrderAction = (account, items, ctx) => {
+      this.actions.push({ account, items });
+      return apply(account, items, ctx);
+    };
+  }
+
+  of(account: string): { account: string; items: readonly OrderActionItem[] }[] {
+    return this.actions.filter((a) => a.account === account);
+  }
+
+  /** Item kinds of each action of `account` after the first `from` ones. */
+  kinds(account: string, from = 0): string[][] {
+    return this.of(account)
+      .slice(from)
+      .map((a) => a.items.map((i) => Object.keys(i)[0]!));
+  }
+}
+
+export class Bot {
+  readonly events: OrderEvent[] = [];
+  readonly exec: Execution;
+  readonly http: HttpClient;
+  readonly pool: WsPool;
+  private readonly sub: Subscription;
+
+  constructor(
+    readonly venue: Venue,
+    readonly key = Keypair.generate(),
+    readonly risk = new FakeRisk(),
+    over: Partial<ExecutionOptions> = {},
+  ) {
+    this.http = new HttpClient({ baseUrl: venue.url, rateLimit: { perSecond: 1000, burst: 1000 }, cancelRateLimit: { perSecond: 1000, burst: 1000 } });
+    this.pool = new WsPool({ url: venue.wsUrl, backoff: { initialMs: 20, maxMs: 100 } });
+    const clock = systemClock();
+    const streams = new AccountStreams({ source: this.pool, http: this.http, backoff: { initialMs: 20, maxMs: 100 } });
+    const feeds = accountFeeds(this.pool, streams, key.publicKey);
+    this.exec = new Execution({
+      dialect: 'v1',
+      key,
+      nonces: new NonceSource({ signer: key.publicKey, clock, store: new MemoryNonceStore() }),
+      submitter: this.http,
+      queries: venueQueries(this.http),
+      risk,
+      clock,
+      orderUpdates$: feeds.orderUpdates$,
+      resync$: feeds.resync$,
+      resolveDelaysMs: [20, 50, 100, 200],
+      ...over,
+    });
+    this.sub = this.exec.events$().subscribe((e) => this.events.push(e));
+  }
+
+  get account(): string {
+    return this.key.publicKey;
+  }
+
+  of(strategy: string): OrderEvent[] {
+    return this.events.filter((e) => e.strategy === strategy);
+  }
+
+  /** The latest event of each order of `strategy`. */
+  latest(strategy: string): OrderEvent[] {
+    const by = new Map<string, OrderEvent>();
+    for (const e of this.of(strategy)) by.set(e.orderId, e);
+    return [...by.values()];
+  }
+
+  async openAtVenue(): Promise<{ orderId: string; price: number; size: number; isBuy: boolean }[]> {
+    return (await this.http.account('openOrders', this.account)).map((r) => r.openOrder);
+  }
+
+  async close(opts?: Parameters<Execution['stop']>[0]) {
+    const report = await this.exec.stop(opts);
+    this.sub.unsubscribe();
+    this.pool.close();
+    this.http.close();
+    return report;
+  }
+}

@@ -1,0 +1,237 @@
+import { describe, expect, it } from 'vitest';
+import { Subject } from 'rxjs';
+import type { OrderEvent, OrderSpec } from '../../../src/core/intent.js';
+import { Execution, type ExecutionOptions } from '../../../src/execution/engine.js';
+import { MemoryCounter } from '../../../src/execution/metrics.js';
+import { matchStatuses } from '../../../src/execution/outcome.js';
+import { RECONCILE_OWNER } from '../../../src/execution/reconcile.js';
+import type { VenueOrderFact } from '../../../src/execution/ports.js';
+import { Keypair } from '../../../src/protocol/keys.js';
+import { key as oid } from '../../support/loopback-venue.js';
+import { accepted, FakeQueries, FakeRisk, FakeSubmitter, flushPromises, historyRow, ManualTimers, manualClock, openRow } from './fakes.js';
+
+const key = Keypair.generate();
+const spec = (over: Partial<OrderSpec> = {}): OrderSpec => ({ symbol: 'BTC-USD', side: 'buy', price: 100, size: 1, tif: 'GTC', reduceOnly: false, ...over });
+const stamp = { dataTimeMs: 1, dataVersion: 1 };
+const OTHER_ID = oid(9);
+
+function setup(over: Partial<ExecutionOptions> = {}) {
+  let n = 1000n;
+  const submitter = (over.submitter as FakeSubmitter | undefined) ?? new FakeSubmitter();
+  const queries = (over.queries as FakeQueries | undefined) ?? new FakeQueries();
+  const risk = (over.risk as FakeRisk | undefined) ?? new FakeRisk();
+  const timers = new ManualTimers();
+  const exec = new Execution({ dialect: 'v1', key, nonces: { next: () => ++n }, submitter, queries, risk, clock: manualClock(), timers, ...over });
+  const events: OrderEvent[] = [];
+  exec.events$().subscribe((e) => events.push(e));
+  return { exec, submitter, queries, risk, timers, events };
+}
+
+describe('execution: risk gate', () => {
+  it('checks every primitive op; a denied place never reaches the submitter and reaches the strategy as an event', async () => {
+    const risk = new FakeRisk((op) => (op.kind === 'place' && op.order.size > 5 ? { ok: false, reason: 'MAX_ORDER_SIZE', detail: 'size 10 > 5' } : { ok: true }));
+    const denials = new MemoryCounter();
+    const { exec, submitter, events } = setup({ risk, metrics: { denials } });
+    await exec.start();
+    exec.submit('mm', { kind: 'place', order: spec({ size: 10, clientTag: 'big' }), ...stamp });
+    await flushPromises();
+    expect(submitter.sent).toHaveLength(0);
+    expect(events).toEqual([expect.objectContaining({ strategy: 'mm', clientTag: 'big', status: 'rejectedRiskLimit', reason: 'risk MAX_ORDER_SIZE: size 10 > 5' })]);
+    expect(events[0]!.orderId).toMatch(/^local:/);
+    expect(risk.checks).toEqual([{ kind: 'place', strategy: 'mm', order: spec({ size: 10, clientTag: 'big' }), stamp }]);
+    expect(denials.get('MAX_ORDER_SIZE')).toBe(1);
+  });
+
+  it('a refused cancel keeps the order and, in a replace, stops the new order too', async () => {
+    const risk = new FakeRisk((op) => (op.kind === 'cancel' ? { ok: false, reason: 'CANCEL_RATE', detail: 'too many' } : { ok: true }));
+    const { exec, submitter, events } = setup({ risk });
+    await exec.start();
+    exec.submit('mm', { kind: 'place', order: spec({ clientTag: 'a' }), ...stamp });
+    await flushPromises();
+    exec.submit('mm', { kind: 'replace', ref: { clientTag: 'a' }, order: spec({ clientTag: 'a', price: 99 }), ...stamp });
+    await flushPromises();
+    expect(submitter.sent).toHaveLength(1);
+    expect(events.slice(-2).map((e) => [e.status, e.reason])).toEqual([
+      ['placed', 'cancel refused by risk CANCEL_RATE: too many'],
+      ['rejectedRiskLimit', 'execution LINKED: not placed: the cancel it replaces was refused'],
+    ]);
+  });
+
+  it('drops places still queued when trading is HALTED at the flush (cancels still go)', async () => {
+    const { exec, submitter, risk, events } = setup();
+    await exec.start();
+    exec.submit('mm', { kind: 'place', order: spec({ clientTag: 'a' }), ...stamp });
+    await flushPromises();
+    exec.submit('mm', { kind: 'place', order: spec({ price: 98 }), ...stamp });
+    exec.submit('mm', { kind: 'cancel', symbol: 'BTC-USD', ref: { clientTag: 'a' }, ...stamp });
+    risk.halt('kill switch');
+    await flushPromises();
+    expect(submitter.sent.map((s) => s.body.action.orders.map((i: object) => Object.keys(i)[0]))).toEqual([['order'], ['cancel']]);
+    expect(events.find((e) => e.price === 98)).toMatchObject({ status: 'rejectedRiskLimit', reason: expect.stringMatching(/HALTED/) });
+  });
+
+  it('refuses malformed orders locally', async () => {
+    const { exec, submitter, events } = setup();
+    await exec.start();
+    exec.submit('mm', { kind: 'place', order: spec({ size: Number.NaN }), ...stamp });
+    await flushPromises();
+    expect(submitter.sent).toHaveLength(0);
+    expect(events[0]).toMatchObject({ status: 'rejectedInvalid', reason: expect.stringMatching(/size/) });
+  });
+});
+
+describe('execution: venue answers', () => {
+  it('every item status reaches the owner; rejections are reported to risk', async () => {
+    const submitter = new FakeSubmitter((request) => {
+      const [a, b, c] = request.encoded.orderIds;
+      return accepted([{ rejectedCrossing: { oid: a } }, { cancelledIOC: { oid: b, filledSz: 0.5 } }, { rejectedRiskLimit: { oid: c, reason: 'insufficient margin' } }]);
+    });
+    const { exec, risk, events } = setup({ submitter });
+    await exec.start();
+    exec.submit('a', { kind: 'place', order: spec({ tif: 'ALO' }), ...stamp });
+    exec.submit('b', { kind: 'place', order: spec({ tif: 'IOC' }), ...stamp });
+    exec.submit('a', { kind: 'place', order: spec({ size: 100 }), ...stamp });
+    await flushPromises();
+    const final = events.filter((e) => e.status !== 'pendingNew').map((e) => [e.strategy, e.status, e.filledSize, e.reason]);
+    expect(final).toEqual([
+      ['a', 'rejectedCrossing', 0, undefined],
+      ['b', 'cancelledIOC', 0.5, undefined],
+      ['a', 'rejectedRiskLimit', 0, 'insufficient margin'],
+    ]);
+    expect(risk.rejects).toEqual(['rejectedCrossing', 'rejectedRiskLimit']);
+  });
+
+  it('a request refused as a whole fails all its commands', async () => {
+    const submitter = new FakeSubmitter(() => ({ outcome: 'rejected', reason: 'bad signature', httpStatus: 200, code: undefined, retryAfterMs: undefined }));
+    const { exec, risk, events } = setup({ submitter });
+    await exec.start();
+    exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 99, size: 1 }, { side: 'sell', price: 101, size: 1 }], ...stamp });
+    await flushPromises();
+    expect(events.filter((e) => e.status === 'rejectedInvalid').map((e) => e.reason)).toEqual(['request rejected (HTTP 200): bad signature', 'request rejected (HTTP 200): bad signature']);
+    expect(risk.rejects).toEqual(['error']);
+    expect(exec.openOrders()).toEqual([]);
+  });
+
+  it('a cancel answered with an error reverts the order and asks the venue what happened', async () => {
+    const { exec, submitter, queries, timers, events } = setup();
+    await exec.start();
+    exec.submit('mm', { kind: 'place', order: spec({ clientTag: 'a' }), ...stamp });
+    await flushPromises();
+    const id = submitter.sent[0]!.request.encoded.orderIds[0]!;
+    submitter.answer = () => accepted([{ error: { message: 'order not found' } }]);
+    exec.submit('mm', { kind: 'cancel', symbol: 'BTC-USD', ref: { clientTag: 'a' }, ...stamp });
+    await flushPromises();
+    expect(events.at(-1)).toMatchObject({ status: 'placed', reason: 'cancel failed: order not found' });
+    queries.history = [historyRow(id, 'filled', 1)];
+    await timers.advance(100);
+    expect(events.at(-1)).toMatchObject({ status: 'filled', filledSize: 1 });
+  });
+
+  it('stream updates move orders; those of orders nobody here placed are ignored', async () => {
+    const updates = new Subject<VenueOrderFact>();
+    const { exec, submitter, events } = setup({ orderUpdates$: updates });
+    await exec.start();
+    exec.submit('mm', { kind: 'place', order: spec(), ...stamp });
+    await flushPromises();
+    const id = submitter.sent[0]!.request.encoded.orderIds[0]!;
+    updates.next({ orderId: id, status: 'working', filledSize: 0.4 });
+    updates.next({ orderId: OTHER_ID, status: 'working', filledSize: 0.4 });
+    updates.next({ orderId: id, status: 'placed', filledSize: 0 });
+    expect(events.map((e) => [e.status, e.filledSize])).toEqual([
+      ['pendingNew', 0],
+      ['placed', 0],
+      ['working', 0.4],
+    ]);
+  });
+
+  it('matches statuses by position when one per item, by order id otherwise', () => {
+    expect(matchStatuses(['A', 'B'], [{ error: { message: 'x' } }, { resting: { oid: 'B' } }]).answers).toEqual([
+      { facts: [], error: 'x' },
+      { facts: [{ orderId: 'B', status: 'resting', filledSize: undefined, reason: undefined }], error: undefined },
+    ]);
+    const m = matchStatuses(['A', 'B'], [{ filled: { oid: 'Z', totalSz: -1, avgPx: 1 } }, { working: { oid: 'B', filledSz: 1, remainingSz: 1, vwap: 1 } }, { resting: { oid: 'A' } }]);
+    expect(m.answers.map((a) => a.facts.map((f) => f.status))).toEqual([['resting'], ['working']]);
+    expect(m.others).toEqual([{ orderId: 'Z', status: 'filled', filledSize: 1, reason: undefined }]);
+  });
+});
+
+describe('execution: current dialect', () => {
+  it('sends one transaction of l / cx actions; ids are the codec\'s; a live tag is refused locally', async () => {
+    const { exec, submitter, events } = setup({ dialect: 'current' });
+    await exec.start();
+    exec.submit('mm', { kind: 'place', order: spec({ clientTag: 'a', tif: 'ALO' }), ...stamp });
+    exec.submit('mm', { kind: 'place', order: spec({ clientTag: 'a' }), ...stamp });
+    await flushPromises();
+    expect(submitter.sent[0]!.body.actions).toEqual([{ l: { c: 'BTC-USD', b: true, px: 100, sz: 1, tif: 'ALO', r: false, i: false } }]);
+    expect(events.find((e) => e.status === 'rejectedDuplicate')?.reason).toMatch(/client tag "a" is carried by live order/);
+    const id = submitter.sent[0]!.request.encoded.orderIds[0]!;
+    exec.submit('mm', { kind: 'replace', ref: { clientTag: 'a' }, order: spec({ clientTag: 'a', price: 99 }), ...stamp });
+    await flushPromises();
+    expect(submitter.sent[1]!.body.actions).toEqual([{ cx: { c: 'BTC-USD', oid: id } }, { l: { c: 'BTC-USD', b: true, px: 99, sz: 1, tif: 'GTC', r: false, i: false } }]);
+    expect(exec.openOrders('mm').map((o) => o.spec.price)).toEqual([99]);
+  });
+});
+
+describe('execution: reconciliation and stop', () => {
+  it('adopts unknown resting orders for the owner the policy names, cancels the rest, resolves vanished ones', async () => {
+    const queries = new FakeQueries();
+    const mine = oid(0x21);
+    const theirs = oid(0x22);
+    queries.open = [openRow(mine, { price: 99 }), openRow(theirs, { symbol: 'ETH-USD', price: 10 })];
+    const { exec, submitter, events } = setup({ queries, reconcile: { unknownOrders: 'adopt', adoptOwner: (o) => (o.symbol === 'BTC-USD' ? 'mm' : undefined) } });
+    const report = await exec.start();
+    expect(report.adopted.map((o) => o.orderId)).toEqual([mine]);
+    expect(report.toCancel.map((o) => o.orderId)).toEqual([theirs]);
+    await flushPromises();
+    expect(submitter.sent[0]!.body.action.orders).toEqual([{ cancel: { c: 'ETH-USD', oid: theirs } }]);
+    expect(events.filter((e) => e.strategy === RECONCILE_OWNER).map((e) => e.status)).toEqual(['placed', 'pendingCancel', 'cancelled']);
+    exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 99, size: 1 }], ...stamp });
+    await flushPromises();
+    expect(submitter.sent).toHaveLength(1);
+    queries.open = [];
+    queries.history = [historyRow(mine, 'filled', 1)];
+    await exec.reconcile();
+    expect(exec.order(mine)?.status).toBe('filled');
+  });
+
+  it('holds intents until the first reconciliation is done', async () => {
+    const { exec, submitter } = setup();
+    exec.submit('mm', { kind: 'place', order: spec(), ...stamp });
+    await flushPromises();
+    expect(submitter.sent).toHaveLength(0);
+    await exec.start();
+    await flushPromises();
+    expect(submitter.sent).toHaveLength(1);
+  });
+
+  it('cancelStrategy cancels one strategy\'s orders and reports those risk would not let go', async () => {
+    const risk = new FakeRisk();
+    const { exec, submitter } = setup({ risk });
+    await exec.start();
+    exec.submit('a', { kind: 'place', order: spec(), ...stamp });
+    exec.submit('a', { kind: 'place', order: spec({ price: 99 }), ...stamp });
+    exec.submit('b', { kind: 'place', order: spec({ side: 'sell', price: 101 }), ...stamp });
+    await flushPromises();
+    let refuse = true;
+    risk.decide = (op) => (op.kind === 'cancel' && refuse ? ((refuse = false), { ok: false, reason: 'CANCEL_RATE', detail: 'x' }) : { ok: true });
+    const report = await exec.cancelStrategy('a', 1000);
+    expect(report).toEqual({ cancelled: 1, open: [exec.openOrders('a')[0]!.orderId], timedOut: true });
+    expect(submitter.sent).toHaveLength(2);
+    expect(exec.openOrders('b')).toHaveLength(1);
+  });
+
+  it('stop cancels every order, waits for the confirmations and ignores later intents', async () => {
+    const { exec, submitter } = setup();
+    await exec.start();
+    exec.submit('a', { kind: 'place', order: spec(), ...stamp });
+    exec.submit('b', { kind: 'place', order: spec({ side: 'sell', price: 101 }), ...stamp });
+    await flushPromises();
+    const report = await exec.stop({ deadlineMs: 1000 });
+    expect(report).toEqual({ cancelled: 2, open: [], timedOut: false });
+    expect(submitter.sent[1]!.body.action.orders.map((i: object) => Object.keys(i)[0])).toEqual(['cancel', 'cancel']);
+    exec.submit('a', { kind: 'place', order: spec(), ...stamp });
+    await flushPromises();
+    expect(submitter.sent).toHaveLength(2);
+    expect(exec.state).toBe('stopped');
+  });
+});
