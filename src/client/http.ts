@@ -9,7 +9,9 @@ import { parseJson } from '../core/json.js';
 import { parse, safeParse } from '../core/schema.js';
 import type { Dialect } from '../core/types.js';
 import type { SignedRequest } from '../protocol/sign.js';
-import { accountQuerySchema, parseAccountResponse, type AccountQueryType, type AccountResponse } from '../protocol/v1/account.js';
+import { inboundCodecFor, type InboundCodec } from '../protocol/inbound.js';
+import { currentExchangeInfoSchema } from '../protocol/current/inbound-market.js';
+import { accountQuerySchema, type AccountQueryType, type AccountResponse } from '../protocol/v1/account.js';
 import { errorBodySchema } from '../protocol/v1/responses.js';
 import { bookSchema, type Book } from '../protocol/v1/stream.js';
 import { backoffDelayMs, type BackoffOptions } from './backoff.js';
@@ -20,7 +22,7 @@ import { isCancelOnly, outcomeOf, type HttpAnswer, type SubmitOutcome } from './
 export interface HttpClientOptions {
   /** REST base URL ending in the version prefix, e.g. `http://127.0.0.1:8080/api/v1`. */
   baseUrl: string;
-  /** Dialect of the signed actions sent (decides how answers are validated). Default `v1`. */
+  /** Wire dialect of the venue: decides how answers are validated and mapped onto the (v1) model. Default `v1`. */
   dialect?: Dialect;
   /** Per-request limit, ms. Default 10 000. */
   timeoutMs?: number;
@@ -64,6 +66,7 @@ const RETRYABLE = (status: number) => status === 408 || status === 429 || status
 export class HttpClient {
   private readonly base: URL;
   private readonly dialect: Dialect;
+  private readonly inbound: InboundCodec;
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly maxBodyBytes: number;
@@ -77,6 +80,7 @@ export class HttpClient {
     this.base = new URL(opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
     if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw new RangeError(`baseUrl must be http(s), got ${opts.baseUrl}`);
     this.dialect = opts.dialect ?? 'v1';
+    this.inbound = inboundCodecFor(this.dialect);
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.retries = opts.readRetries ?? 3;
     this.maxBodyBytes = opts.maxBodyBytes ?? 64 * 1024 * 1024;
@@ -91,15 +95,16 @@ export class HttpClient {
   /** POST /account; throws TransportError after the retries, VenueRejectError on a 4xx, ValidationError on a malformed answer. */
   account<T extends AccountQueryType>(type: T, user: string): Promise<AccountResponse<T>> {
     const body = JSON.stringify(parse(accountQuerySchema, { type, user }));
-    return this.read('POST', '/account', body, (json) => parseAccountResponse(type, json));
+    return this.read('POST', '/account', body, (json) => this.inbound.parseAccountResponse(type, json));
   }
 
-  /** GET /exchangeInfo: every listed market. */
+  /** GET /exchangeInfo: every listed market (the current dialect's rows carry status, precisions, ... too). */
   exchangeInfo(): Promise<MarketInfo[]> {
-    return this.read('GET', '/exchangeInfo', undefined, (json) => parse(exchangeInfoSchema, json));
+    const schema = this.dialect === 'current' ? currentExchangeInfoSchema : exchangeInfoSchema;
+    return this.read('GET', '/exchangeInfo', undefined, (json) => parse(schema, json));
   }
 
-  /** GET /l2book: the book of `symbol`, `nlevels` per side when given (bids best first, asks best first). */
+  /** GET /l2book: the book of `symbol`, `nlevels` per side when given (bids best first, asks best first; one shape in both dialects). */
   l2book(symbol: string, nlevels?: number): Promise<Book> {
     const query = new URLSearchParams({ type: 'l2book', coin: symbol });
     if (nlevels !== undefined) query.set('nlevels', String(nlevels));

@@ -5,8 +5,8 @@ import { parseJson } from '../core/json.js';
 import { array, custom, invalid, literal, object, parse, safeParse, string, type Infer } from '../core/schema.js';
 import type { Dialect } from '../core/types.js';
 import type { SignedRequest } from '../protocol/sign.js';
-import { actionTypeForPath } from '../protocol/v1/actions.js';
-import { errorBodySchema, parseActionResponse, type ErrorBody } from '../protocol/v1/responses.js';
+import { inboundCodecFor } from '../protocol/inbound.js';
+import { errorBodySchema, type ErrorBody } from '../protocol/v1/responses.js';
 
 const statusEntry = custom<Record<string, unknown>>('object', (v) => {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) invalid('expected an object keyed by a status name');
@@ -35,12 +35,12 @@ export interface HttpAnswer {
 }
 
 /**
- * Validates a 200 answer. `v1` bodies go through the protocol's response validators (per action type);
- * `current` bodies are checked at the envelope level only (the protocol has no current-dialect response schemas).
+ * Validates a 200 answer with the dialect's response validators (v1: per action type; current: POST /order, mapped
+ * onto v1 status keys); a path the dialect defines no answer for is checked at the envelope level only.
  */
 function parseAnswer(dialect: Dialect, path: string, json: unknown): ActionEnvelope | ErrorBody {
-  const type = dialect === 'v1' ? actionTypeForPath(path) : undefined;
-  if (type) return parseActionResponse(type, json) as ActionEnvelope | ErrorBody;
+  const answer = inboundCodecFor(dialect).parseActionResponse(path, json);
+  if (answer) return answer as ActionEnvelope | ErrorBody;
   return looksLikeErrorBody(json) ? parse(errorBodySchema, json) : parse(actionEnvelopeSchema, json);
 }
 

@@ -5,8 +5,9 @@ import { BehaviorSubject, asyncScheduler, distinctUntilChanged, type Observable,
 import { WebSocket, type RawData } from 'ws';
 import { hasDigitRun16, parseJson } from '../core/json.js';
 import { ValidationError } from '../core/errors.js';
-import { parse } from '../core/schema.js';
-import { MAX_SUBSCRIPTIONS, streamMessageSchema, topicsOf, type StreamMessage, type Subscription } from '../protocol/v1/stream.js';
+import type { Dialect } from '../core/types.js';
+import { inboundCodecFor, type InboundCodec } from '../protocol/inbound.js';
+import { MAX_SUBSCRIPTIONS, topicsOf, type StreamMessage, type Subscription } from '../protocol/v1/stream.js';
 import { backoffDelayMs, type BackoffOptions } from './backoff.js';
 import { FrameErrors, type FrameErrorKind } from './frame-errors.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -18,6 +19,8 @@ export type MessageSink = (message: StreamMessage) => void;
 export interface WsConnectionOptions {
   /** WebSocket URL of the venue (the local venue serves `/ws`). */
   url: string;
+  /** Wire dialect of the venue's messages; either way sinks receive v1-model messages. Default `v1`. */
+  dialect?: Dialect;
   /** Timers of backoff, staleness and idle detection. Default: asyncScheduler. */
   scheduler?: SchedulerLike;
   /** [0, 1) source of the backoff jitter. Default Math.random. */
@@ -59,6 +62,13 @@ interface TopicEntry {
   readonly dog: Watchdog | undefined;
 }
 
+/** What one frame stands for in the model (see InboundCodec.decodeStream). */
+type Decoded = StreamMessage | readonly StreamMessage[];
+
+function isList(decoded: Decoded): decoded is readonly StreamMessage[] {
+  return Array.isArray(decoded);
+}
+
 /** The single topic a subscription object opens; throws RangeError for a batched account subscription. */
 export function topicOf(subscription: Subscription): string {
   const topics = topicsOf(subscription);
@@ -75,6 +85,7 @@ export class WsConnection {
   private readonly logger: Logger;
   private readonly errors: FrameErrors;
   private readonly idle: Watchdog;
+  private readonly inbound: InboundCodec;
   private readonly counters = { messages: 0, opens: 0, staleResubscribes: 0, idleDrops: 0 };
   private ws: WebSocket | undefined;
   private attempt = 0;
@@ -86,6 +97,7 @@ export class WsConnection {
     this.scheduler = opts.scheduler ?? asyncScheduler;
     this.logger = opts.logger ?? silentLogger;
     this.errors = new FrameErrors(this.logger, opts.url);
+    this.inbound = inboundCodecFor(opts.dialect ?? 'v1');
     this.idle = new Watchdog(opts.idleTimeoutMs ?? 45_000, this.scheduler, () => this.dropIdle());
     this.connect();
   }
@@ -179,9 +191,14 @@ export class WsConnection {
   private onFrame(data: RawData, isBinary: boolean): void {
     this.idle.touch();
     if (isBinary) return this.errors.record('binary', 'binary frame');
-    const message = this.parse(data.toString());
-    if (!message) return;
+    const decoded = this.parse(data.toString());
+    if (decoded === undefined) return;
     this.counters.messages++;
+    if (isList(decoded)) for (const m of decoded) this.route(m);
+    else this.route(decoded);
+  }
+
+  private route(message: StreamMessage): void {
     switch (message.type) {
       case 'subscriptionResponse':
       case 'unsubscribeResponse':
@@ -200,8 +217,9 @@ export class WsConnection {
   /**
    * Plain JSON.parse first (market data carries no integer beyond 2^53); a frame that then fails
    * validation and holds such an integer (an ns timestamp) is parsed again exactly with parseJson.
+   * Undefined for an unusable frame (counted).
    */
-  private parse(text: string): StreamMessage | undefined {
+  private parse(text: string): Decoded | undefined {
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -210,7 +228,7 @@ export class WsConnection {
       return undefined;
     }
     try {
-      return parse(streamMessageSchema, value);
+      return this.inbound.decodeStream(value);
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
       if (hasDigitRun16(text)) return this.parseExact(text);
@@ -219,9 +237,9 @@ export class WsConnection {
     }
   }
 
-  private parseExact(text: string): StreamMessage | undefined {
+  private parseExact(text: string): Decoded | undefined {
     try {
-      return parse(streamMessageSchema, parseJson(text));
+      return this.inbound.decodeStream(parseJson(text));
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
       this.errors.record('schema', e.message);

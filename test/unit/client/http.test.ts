@@ -81,7 +81,7 @@ describe('HttpClient.submit outcomes', () => {
     venue = await LoopbackVenue.start();
   });
 
-  it('validates current-dialect answers at the envelope level', async () => {
+  it('validates current-dialect answers with the current POST /order schema (venue-protocol §8.4)', async () => {
     const current = new HttpClient({ baseUrl: venue.httpUrl, dialect: 'current' });
     venue.answers.push({ status: 200, body: OK([{ triggered: { oid: key(0x44) } }]) }, { status: 200, body: '{"status":"ok","response":{}}' });
     const place = signed([{ l: { c: 'BTC-USD', b: true, px: 100, sz: 1, tif: 'GTC', r: false, i: false } }], 'current');

@@ -1,0 +1,145 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Subscription } from 'rxjs';
+import { AccountStreams } from '../../../src/account/account.js';
+import type { AccountState } from '../../../src/account/state.js';
+import { HttpClient } from '../../../src/client/http.js';
+import { WsPool } from '../../../src/client/ws-pool.js';
+import type { BookView, Levels } from '../../../src/market/book.js';
+import { MarketStreams } from '../../../src/market/market.js';
+import type { SignedRequest } from '../../../src/protocol/sign.js';
+import type { FillUpdate, OrderUpdate } from '../../../src/protocol/v1/stream.js';
+import { CurrentVenue, key, until } from '../../support/current-venue.js';
+
+const SYMBOL = 'BTC-USD';
+const USER = key(0x11);
+const OTHER = key(0x22);
+
+interface Rig {
+  venue: CurrentVenue;
+  pool: WsPool;
+  http: HttpClient;
+}
+
+let rig: Rig | undefined;
+const subs: Subscription[] = [];
+
+afterEach(async () => {
+  for (const s of subs.splice(0)) s.unsubscribe();
+  rig?.pool.close();
+  rig?.http.close();
+  await rig?.venue.close();
+  rig = undefined;
+});
+
+async function start(): Promise<Rig> {
+  const venue = await CurrentVenue.start();
+  venue.setBook(SYMBOL, [[100, 1], [99, 2], [98, 3]], [[101, 1], [102, 2]]);
+  const pool = new WsPool({ url: venue.wsUrl, dialect: 'current', backoff: { initialMs: 20, maxMs: 100 } });
+  const http = new HttpClient({ baseUrl: venue.httpUrl, dialect: 'current', timeoutMs: 500, readRetries: 1, backoff: { initialMs: 10, maxMs: 20 } });
+  return (rig = { venue, pool, http });
+}
+
+function watchAccount(accounts: AccountStreams) {
+  const seen = { state: undefined as AccountState | undefined, orders: [] as OrderUpdate[], fills: [] as FillUpdate[] };
+  subs.push(accounts.state$(USER).subscribe((s) => (seen.state = s)));
+  subs.push(accounts.orderUpdates$(USER).subscribe((u) => seen.orders.push(u)));
+  subs.push(accounts.fills$(USER).subscribe((f) => seen.fills.push(f)));
+  return seen;
+}
+
+/** The client's state equals the venue's: same open orders (side, sizes, v1 status), positions and collateral. */
+function accountConverged(venue: CurrentVenue, state: AccountState | undefined): boolean {
+  if (!state) return false;
+  const a = venue.account(USER);
+  if (state.orders.size !== a.orders.size || state.positions.size !== [...a.positions.values()].filter((p) => p.size !== 0).length) return false;
+  for (const [id, o] of a.orders) {
+    const mine = state.orders.get(id);
+    if (!mine || mine.isBuy !== o.originalSize > 0 || mine.size !== Math.abs(o.size) || mine.filledSize !== o.filledSize) return false;
+  }
+  for (const [symbol, p] of a.positions) if (p.size !== 0 && state.positions.get(symbol)?.size !== p.size) return false;
+  return state.collateral.get('USDC') === a.balance;
+}
+
+describe('the client against a venue that speaks only the current dialect', () => {
+  it('book$ converges: snapshot, deltas, and a cross-check against /l2book that agrees', async () => {
+    const { venue, pool, http } = await start();
+    const market = new MarketStreams({ source: pool, l2book: (s, n) => http.l2book(s, n), crossCheckMs: 30, checkDepth: 50 });
+    const seen: { book: BookView | undefined } = { book: undefined };
+    subs.push(market.book$(SYMBOL).subscribe((b) => (seen.book = b)));
+    const converged = () => !!seen.book && (seen.book as BookView & { matches(l: Levels): boolean }).matches(venue.wireBook(SYMBOL).levels as unknown as Levels);
+    await until(converged, 'initial snapshot');
+    venue.setLevel(SYMBOL, 'bid', 100, 0);
+    venue.setLevel(SYMBOL, 'ask', 100.5, 4);
+    venue.setLevel(SYMBOL, 'bid', 99.5, 7);
+    await until(() => converged() && seen.book!.bestAsk()?.px === 100.5, 'deltas applied');
+    const stats = market.bookStats(SYMBOL)!;
+    const checks = stats.checks;
+    await until(() => stats.checks >= checks + 2, 'cross-checks after the deltas');
+    expect(stats.rebuilds).toEqual({ crossed: 0, mismatch: 0 });
+    expect(converged()).toBe(true);
+    expect(seen.book!.bestBid()).toEqual({ px: 99.5, sz: 7, n: 0 });
+    expect(pool.stats.invalidFrames.schema).toBe(0);
+  });
+
+  it('account.state$ converges from the current snapshot and compact updates; order updates and fills are v1-typed', async () => {
+    const { venue, pool, http } = await start();
+    const [a, b] = [key(0xa1), key(0xa2)];
+    venue.placeOrder(USER, a, SYMBOL, false, 101, 2, true);
+    venue.fillOrder(USER, a, 0.5, OTHER);
+    const seen = watchAccount(new AccountStreams({ source: pool, http }));
+    await until(() => accountConverged(venue, seen.state) && seen.state!.margin !== undefined && seen.state!.positions.get(SYMBOL)?.unrealizedPnl !== undefined, 'snapshot');
+    expect(seen.state!.orders.get(a)).toMatchObject({ isBuy: false, originalSize: 2, size: 1.5, filledSize: 0.5, status: 'working', tif: 'alo', reduceOnly: false });
+    expect(seen.state!.positions.get(SYMBOL)).toMatchObject({ size: -0.5, price: 101, unrealizedPnl: 1.5, liquidationPrice: 90.9 });
+    expect(seen.state!.margin).toMatchObject({ totalBalance: 10_000, availableBalance: 10_000 });
+    expect(seen.state!.leverage.get(SYMBOL)).toBe(10);
+
+    venue.placeOrder(USER, b, SYMBOL, true, 99, 1);
+    venue.fillOrder(USER, b, 1, OTHER);
+    venue.cancelOrder(USER, a);
+    await until(() => accountConverged(venue, seen.state) && seen.orders.length === 3, 'live updates');
+    expect(seen.state!.orders.size).toBe(0);
+    expect(seen.state!.positions.get(SYMBOL)?.size).toBe(0.5);
+    expect(seen.orders.map((u) => [u.orderId === a ? 'a' : 'b', u.status, u.isBuy, u.filledSize])).toEqual([
+      ['b', 'placed', true, 0],
+      ['b', 'filled', true, 1],
+      ['a', 'cancelled', false, 0.5],
+    ]);
+    expect(seen.fills.map((f) => [f.orderId, f.size, f.isBuy])).toEqual([[b, 1, false]]);
+    expect(seen.fills[0]!.timestamp).toBeGreaterThan(1_770_000_000_000_000_000n);
+    expect(pool.stats.invalidFrames.schema).toBe(0);
+  });
+
+  it('recovers what happened while disconnected through the current /account rows, each event once', async () => {
+    const { venue, pool, http } = await start();
+    const [a, b] = [key(0xa1), key(0xa2)];
+    venue.placeOrder(USER, a, SYMBOL, true, 100, 2);
+    const seen = watchAccount(new AccountStreams({ source: pool, http, backoff: { initialMs: 20, maxMs: 100 } }));
+    await until(() => accountConverged(venue, seen.state) && (venue.requests.get('/account') ?? 0) >= 2, 'snapshot and baseline');
+    venue.dropConnections();
+    venue.fillOrder(USER, a, 2, OTHER);
+    venue.placeOrder(USER, b, SYMBOL, false, 110, 1);
+    await until(() => accountConverged(venue, seen.state) && seen.fills.length === 1 && seen.orders.length === 2, 'reconciled');
+    expect(seen.fills.map((f) => [f.orderId, f.size, f.maker])).toEqual([[a, 2, true]]);
+    expect(seen.orders.map((u) => [u.orderId === a ? 'a' : 'b', u.status, u.filledSize])).toEqual([
+      ['a', 'filled', 2],
+      ['b', 'placed', 0],
+    ]);
+    expect(pool.stats.opens).toBe(2);
+  });
+
+  it('HttpClient reads current answers into the v1 model: fullAccount, openOrders, exchangeInfo ({markets}) and order statuses', async () => {
+    const { venue, http } = await start();
+    venue.placeOrder(USER, key(0xa1), SYMBOL, false, 101, 2, true);
+    const [full] = await http.account('fullAccount', USER);
+    expect(full!.fullAccount).toMatchObject({ marginSummary: { positions: [{ coin: 'USDC', size: 10_000 }] }, settings: { maxLeverage: [[SYMBOL, 10]] } });
+    const [open] = await http.account('openOrders', USER);
+    expect(open!.openOrder).toMatchObject({ isBuy: false, size: 2, tif: 'alo', status: 'placed' });
+    expect(await http.exchangeInfo()).toMatchObject([{ symbol: SYMBOL, tickSize: 0.5, lotSize: 0.001, maxLeverage: 50 }]);
+
+    const oid = key(0xa1);
+    venue.orderAnswers.push(JSON.stringify({ status: 'ok', response: { type: 'order', data: { statuses: [{ cancelledIoc: { oid, filledSz: -0.4 } }, { triggered: { oid } }] } } }));
+    const request = { encoded: { path: '/order' }, bodyText: '{"actions":[{"cxa":{"c":[]}}]}' } as SignedRequest;
+    const outcome = await http.submit(request);
+    expect(outcome.outcome === 'accepted' && outcome.response.response.data.statuses).toEqual([{ cancelledIOC: { oid, filledSz: 0.4 } }, { triggered: { oid } }]);
+  });
+});
