@@ -17,7 +17,7 @@ import { bookSchema, type Book } from '../protocol/v1/stream.js';
 import { backoffDelayMs, type BackoffOptions } from './backoff.js';
 import { exchangeInfoSchema, type MarketInfo } from './exchange-info.js';
 import { realSleep, TokenBucket, type RateLimit, type Sleep } from './rate-limit.js';
-import { isCancelOnly, outcomeOf, type HttpAnswer, type SubmitOutcome } from './submit.js';
+import { outcomeOf, type HttpAnswer, type SubmitOutcome } from './submit.js';
 
 export interface HttpClientOptions {
   /** REST base URL ending in the version prefix, e.g. `http://127.0.0.1:8080/api/v1`. */
@@ -41,6 +41,11 @@ export interface HttpClientOptions {
   clock?: Clock;
   sleep?: Sleep;
   random?: () => number;
+}
+
+/** Callbacks around one submit (execution measures tick-to-trade at the write). */
+export interface SubmitHooks {
+  onWritten?(): void;
 }
 
 export interface HttpStats {
@@ -112,11 +117,13 @@ export class HttpClient {
   }
 
   /** Sends a signed action once (to `encoded.path`). Never throws for venue or transport failures: see SubmitOutcome. */
-  async submit(request: SignedRequest): Promise<SubmitOutcome> {
-    await (isCancelOnly(request) ? this.cancels : this.normal).take();
+  /** Sends one signed request; `hooks.onWritten` runs once the request is fully written to the socket. */
+  async submit(request: SignedRequest, hooks?: SubmitHooks): Promise<SubmitOutcome> {
+    const bucket = request.encoded.cancelOnly ? this.cancels : this.normal;
+    if (!bucket.tryTake()) await bucket.take();
     let outcome: SubmitOutcome;
     try {
-      outcome = outcomeOf(this.dialect, request, await this.send('POST', request.encoded.path, request.bodyText));
+      outcome = outcomeOf(this.dialect, request, await this.send('POST', request.encoded.path, request.bodyText, hooks?.onWritten));
     } catch (e) {
       const f = e as TransportFailure;
       outcome = f.written
@@ -161,7 +168,7 @@ export class HttpClient {
     }
   }
 
-  private send(method: 'GET' | 'POST', path: string, body: string | undefined): Promise<HttpAnswer> {
+  private send(method: 'GET' | 'POST', path: string, body: string | undefined, onWritten?: () => void): Promise<HttpAnswer> {
     this.stats.requests++;
     const url = new URL(path.replace(/^\//, ''), this.base);
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -187,6 +194,7 @@ export class HttpClient {
       const timer = setTimeout(() => fail(`timed out after ${this.timeoutMs} ms`, true), this.timeoutMs);
       req.on('finish', () => {
         written = true;
+        onWritten?.();
       });
       req.on('error', (e) => fail(e.message));
       req.end(body);

@@ -19,6 +19,7 @@ export class TokenBucket {
   private tokens: number;
   private atMs: number;
   private tail: Promise<void> = Promise.resolve();
+  private waiting = 0;
 
   constructor(
     private readonly limit: RateLimit,
@@ -31,9 +32,19 @@ export class TokenBucket {
     this.atMs = clock.nowMs();
   }
 
+  /** Takes a token now if one is free and nobody waits; false otherwise (then use `take`). */
+  tryTake(): boolean {
+    if (this.waiting > 0) return false;
+    this.refill();
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
   /** Resolves once a token was taken; waiters are served first come, first served. */
   take(): Promise<void> {
-    const turn = this.tail.then(() => this.acquire());
+    this.waiting++;
+    const turn = this.tail.then(() => this.acquire()).finally(() => this.waiting--);
     this.tail = turn;
     return turn;
   }

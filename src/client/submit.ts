@@ -89,9 +89,3 @@ export function outcomeOf(dialect: Dialect, request: SignedRequest, answer: Http
 }
 
 /** True when every item of the signed action is a cancel (either dialect): such requests use the cancel budget. */
-export function isCancelOnly(request: SignedRequest): boolean {
-  const body = JSON.parse(request.bodyText) as { action?: { type?: unknown; orders?: unknown }; actions?: unknown };
-  const items = body.action ? (body.action.type === 'order' ? body.action.orders : undefined) : body.actions;
-  if (!Array.isArray(items) || items.length === 0) return false;
-  return items.every((i: object) => 'cancel' in i || 'cancelAll' in i || 'cx' in i || 'cxa' in i);
-}

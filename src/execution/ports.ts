@@ -1,14 +1,10 @@
 // The ports execution talks through: the signed-action submitter, the account queries it resolves with, timers, and
 // the venue order facts it consumes. Invariant: nothing here does I/O; the app passes real clients (HttpClient fits).
 
+import type { SubmitHooks } from '../client/http.js';
 import type { SubmitOutcome } from '../client/submit.js';
 import type { SignedRequest } from '../protocol/sign.js';
 import type { AccountQueryType, AccountResponse, OpenOrder, OrderHistoryEntry } from '../protocol/v1/account.js';
-
-/** Called by a submitter that can tell when the request's bytes reached the socket (tick-to-trade end point). */
-export interface SubmitHooks {
-  onWritten?(): void;
-}
 
 /** Sends one signed action once; never throws for venue or transport failures (HttpClient.submit fits). */
 export interface Submitter {

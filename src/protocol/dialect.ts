@@ -38,6 +38,8 @@ export interface Encoded {
   readonly orderIds: (string | null)[];
   /** Endpoint path relative to the base URL (`/order`, `/agent-wallet`, ...). */
   readonly path: string;
+  /** True when the request only cancels orders (clients give cancels their own rate budget). */
+  readonly cancelOnly: boolean;
   /** The JSON request body text carrying `signature` (base58); u64 values keep every digit. */
   bodyText(signature: string): string;
 }

@@ -29,6 +29,10 @@ class CurrentEncoded implements Encoded {
     private readonly input: EncodeInput,
   ) {}
 
+  get cancelOnly(): boolean {
+    return this.actions.every((a) => 'cx' in a || 'cxa' in a);
+  }
+
   get orderIds(): (string | null)[] {
     return (this.ids ??= orderIds(this.actions, this.account, this.input.nonce));
   }

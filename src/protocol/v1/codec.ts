@@ -42,6 +42,10 @@ class V1Encoded implements Encoded {
     return ACTION_PATHS[this.action.type];
   }
 
+  get cancelOnly(): boolean {
+    return this.action.type === 'order' && this.action.orders.every((item) => !('order' in item));
+  }
+
   get orderIds(): (string | null)[] {
     return (this.ids ??= orderIdsOf(this.action, this.account, this.input.nonce));
   }

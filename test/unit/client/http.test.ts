@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { TransportError, VenueRejectError } from '../../../src/core/errors.js';
 import { HttpClient } from '../../../src/client/http.js';
-import { isCancelOnly } from '../../../src/client/submit.js';
 import { codecFor } from '../../../src/protocol/codecs.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { signRequest } from '../../../src/protocol/sign.js';
@@ -162,11 +161,11 @@ describe('rate limiting', () => {
   });
 
   it('classifies cancel-only actions in both dialects', () => {
-    expect(isCancelOnly(signed(CANCEL))).toBe(true);
-    expect(isCancelOnly(signed({ type: 'order', orders: [{ cancelAll: { c: [] } }] }))).toBe(true);
-    expect(isCancelOnly(signed({ type: 'order', orders: [...CANCEL.orders, ...PLACE.orders] }))).toBe(false);
-    expect(isCancelOnly(signed({ type: 'faucet', user: KEY.publicKey }))).toBe(false);
-    expect(isCancelOnly(signed([{ cx: { c: 'BTC-USD', oid: key(0x44) } }, { cxa: { c: [] } }], 'current'))).toBe(true);
-    expect(isCancelOnly(signed([{ l: { c: 'BTC-USD', b: true, px: 100, sz: 1, tif: 'GTC', r: false, i: false } }], 'current'))).toBe(false);
+    expect(signed(CANCEL).encoded.cancelOnly).toBe(true);
+    expect(signed({ type: 'order', orders: [{ cancelAll: { c: [] } }] }).encoded.cancelOnly).toBe(true);
+    expect(signed({ type: 'order', orders: [...CANCEL.orders, ...PLACE.orders] }).encoded.cancelOnly).toBe(false);
+    expect(signed({ type: 'faucet', user: KEY.publicKey }).encoded.cancelOnly).toBe(false);
+    expect(signed([{ cx: { c: 'BTC-USD', oid: key(0x44) } }, { cxa: { c: [] } }], 'current').encoded.cancelOnly).toBe(true);
+    expect(signed([{ l: { c: 'BTC-USD', b: true, px: 100, sz: 1, tif: 'GTC', r: false, i: false } }], 'current').encoded.cancelOnly).toBe(false);
   });
 });

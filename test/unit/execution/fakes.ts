@@ -6,7 +6,8 @@ import type { SubmitOutcome } from '../../../src/client/submit.js';
 import type { SignedRequest } from '../../../src/protocol/sign.js';
 import type { OpenOrder, OrderHistoryEntry } from '../../../src/protocol/v1/account.js';
 import type { PlannedOp, RiskDecision, RiskGate, TradingState, TradingStateChange } from '../../../src/risk/types.js';
-import type { SubmitHooks, Submitter, Timers, VenueQueries } from '../../../src/execution/ports.js';
+import type { SubmitHooks } from '../../../src/client/http.js';
+import type { Submitter, Timers, VenueQueries } from '../../../src/execution/ports.js';
 
 export class FakeRisk implements RiskGate {
   readonly checks: PlannedOp[] = [];

@@ -1,0 +1,93 @@
+// What the risk engine reads, assembled from live state: marks from tickers (book mid as a
+// fallback), positions and margin from the account stream, open orders from execution.
+// Invariant: every getter is a cheap read of the latest value; nothing here does I/O.
+
+import type { Subscription } from 'rxjs';
+import type { AccountState } from '../account/state.js';
+import type { MarketInfo } from '../client/exchange-info.js';
+import type { Clock } from '../core/clock.js';
+import type { BookView } from '../market/book.js';
+import type { RiskViewWithSymbols } from '../risk/index.js';
+
+export interface RiskViewSources {
+  symbols: readonly string[];
+  markets: ReadonlyMap<string, MarketInfo>;
+  /** Mark prices by symbol (ticker markPrice) and books (mid as a fallback). */
+  mark$: (symbol: string, onMark: (markPrice: number) => void) => Subscription;
+  book: (symbol: string) => BookView | undefined;
+  /** Latest account state, once known. */
+  account: () => AccountState | undefined;
+  openOrderSizes: (symbol: string) => { buy: number; sell: number };
+  openOrderCount: () => number;
+  clock: Clock;
+}
+
+const DAY_MS = 86_400_000;
+
+export class LiveRiskView implements RiskViewWithSymbols {
+  private readonly marks = new Map<string, number>();
+  private readonly subscriptions: Subscription[];
+  private day = -1;
+  private dayStartEquity: number | undefined;
+
+  constructor(private readonly s: RiskViewSources) {
+    this.subscriptions = s.symbols.map((sym) => s.mark$(sym, (px) => px > 0 && this.marks.set(sym, px)));
+  }
+
+  symbols(): readonly string[] {
+    return this.s.symbols;
+  }
+
+  markPrice(symbol: string): number | undefined {
+    const mark = this.marks.get(symbol);
+    if (mark !== undefined) return mark;
+    const book = this.s.book(symbol);
+    const bid = book?.bestBid()?.px;
+    const ask = book?.bestAsk()?.px;
+    return bid !== undefined && ask !== undefined ? (bid + ask) / 2 : undefined;
+  }
+
+  position(symbol: string): number {
+    return this.s.account()?.positions.get(symbol)?.size ?? 0;
+  }
+
+  openOrderSizes(symbol: string): { buy: number; sell: number } {
+    return this.s.openOrderSizes(symbol);
+  }
+
+  openOrderCount(): number {
+    return this.s.openOrderCount();
+  }
+
+  equityUsd(): number | undefined {
+    const account = this.s.account();
+    if (!account) return undefined;
+    if (account.margin) return account.margin.totalBalance + account.margin.unrealizedPnl;
+    let equity = account.collateral.get('USDC') ?? 0;
+    for (const p of account.positions.values()) {
+      const mark = this.markPrice(p.symbol);
+      if (mark !== undefined) equity += p.size * (mark - p.price);
+    }
+    return equity;
+  }
+
+  /** Equity now minus equity at the first reading of the current UTC day (deposits count as PnL). */
+  pnlTodayUsd(): number {
+    const equity = this.equityUsd();
+    if (equity === undefined) return 0;
+    const day = Math.floor(this.s.clock.nowMs() / DAY_MS);
+    if (day !== this.day || this.dayStartEquity === undefined) {
+      this.day = day;
+      this.dayStartEquity = equity;
+    }
+    return equity - this.dayStartEquity;
+  }
+
+  market(symbol: string): { maxLeverage: number } | undefined {
+    return this.s.markets.get(symbol);
+  }
+
+  close(): void {
+    for (const s of this.subscriptions) s.unsubscribe();
+  }
+}

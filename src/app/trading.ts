@@ -1,0 +1,194 @@
+// A trading session, the composition of the framework: venue client and streams, strategy host,
+// risk gate and execution for one account. Used by the daemon, the benchmarks and the tests.
+// Invariants: intents reach the wire only through risk and execution; stop() cancels and waits.
+
+import { asyncScheduler, type Subscription } from 'rxjs';
+import { AccountStreams } from '../account/account.js';
+import type { AccountState } from '../account/state.js';
+import type { MarketInfo } from '../client/exchange-info.js';
+import { HttpClient, type HttpClientOptions } from '../client/http.js';
+import { silentLogger, type Logger } from '../client/logger.js';
+import { WsPool } from '../client/ws-pool.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import type { Intent } from '../core/intent.js';
+import type { Dialect, Network } from '../core/types.js';
+import { Execution, type ExecutionOptions, type StopReport } from '../execution/engine.js';
+import { accountFeeds } from '../execution/feeds.js';
+import type { ExecutionMetrics } from '../execution/metrics.js';
+import { venueQueries } from '../execution/ports.js';
+import type { BookView } from '../market/book.js';
+import { MarketStreams } from '../market/market.js';
+import type { Keypair } from '../protocol/keys.js';
+import { NonceSource, type NonceStore } from '../protocol/nonce.js';
+import { createRiskGate, riskConfig, type RiskConfigInput, type RiskEngine } from '../risk/index.js';
+import { createStrategyContext, silentStrategyLogger } from '../strategy/context.js';
+import { StrategyHost } from '../strategy/host.js';
+import type { LoadedStrategy } from '../strategy/loader.js';
+import type { StrategyLogger } from '../strategy/api.js';
+import { LiveRiskView } from './risk-view.js';
+
+export interface TradingOptions {
+  /** REST base URL ending in /api/v1. */
+  url: string;
+  wsUrl: string;
+  dialect: Dialect;
+  /** Network byte of the current dialect. */
+  network: Network;
+  /** The signer: the account's own key or one of its agents. */
+  key: Keypair;
+  /** The traded account (default: the key's public key). */
+  account?: string;
+  nonceStore: NonceStore;
+  strategies: readonly LoadedStrategy[];
+  risk?: RiskConfigInput;
+  /** Client-side request budgets (HttpClient defaults: 20/s for orders and reads, 50/s for cancels). */
+  http?: Pick<HttpClientOptions, 'rateLimit' | 'cancelRateLimit' | 'timeoutMs'>;
+  execution?: Pick<ExecutionOptions, 'maxBatchItems' | 'flush' | 'reconcile' | 'resolveDelaysMs'>;
+  metrics?: ExecutionMetrics;
+  clock?: Clock;
+  logger?: Logger;
+  strategyLogger?: StrategyLogger;
+  /** How often timed risk rules (loss, disconnection) are re-evaluated, ms. Default 1000. */
+  riskEvaluateMs?: number;
+}
+
+export interface TradingSession {
+  readonly account: string;
+  readonly http: HttpClient;
+  readonly pool: WsPool;
+  readonly market: MarketStreams;
+  readonly accounts: AccountStreams;
+  readonly host: StrategyHost;
+  readonly risk: RiskEngine;
+  readonly execution: Execution;
+  readonly markets: ReadonlyMap<string, MarketInfo>;
+  /** Latest account state, once the account stream delivered it. */
+  accountState(): AccountState | undefined;
+  /** Stops the strategies, cancels the bot's orders (unless told not to) and closes the connections. */
+  stop(opts?: { cancelOrders?: boolean; deadlineMs?: number }): Promise<StopReport>;
+}
+
+/** When each book version of a symbol was built (ns), for tick-to-trade: the last 64 versions. */
+class ArrivalLog {
+  private readonly rings = new Map<string, { versions: number[]; times: bigint[]; next: number }>();
+
+  record(symbol: string, version: number, ns: bigint): void {
+    let ring = this.rings.get(symbol);
+    if (!ring) this.rings.set(symbol, (ring = { versions: new Array(64).fill(-1), times: new Array(64).fill(0n), next: 0 }));
+    ring.versions[ring.next] = version;
+    ring.times[ring.next] = ns;
+    ring.next = (ring.next + 1) & 63;
+  }
+
+  /** Arrival of the data an intent was computed from, when known. */
+  of(intent: Intent): bigint | undefined {
+    const symbol = intent.kind === 'place' || intent.kind === 'replace' ? intent.order.symbol : intent.kind === 'cancelAll' ? undefined : intent.symbol;
+    const ring = symbol === undefined ? undefined : this.rings.get(symbol);
+    if (!ring) return undefined;
+    const i = ring.versions.indexOf(intent.dataVersion);
+    return i < 0 ? undefined : ring.times[i];
+  }
+}
+
+export async function startTrading(opts: TradingOptions): Promise<TradingSession> {
+  const clock = opts.clock ?? systemClock();
+  const logger = opts.logger ?? silentLogger;
+  const account = opts.account ?? opts.key.publicKey;
+  const http = new HttpClient({ baseUrl: opts.url, dialect: opts.dialect, clock, ...opts.http });
+  const pool = new WsPool({ url: opts.wsUrl, dialect: opts.dialect, logger });
+  const market = new MarketStreams({ source: pool, l2book: (symbol, nlevels) => http.l2book(symbol, nlevels) });
+  const accounts = new AccountStreams({ source: pool, http, logger });
+  const markets = new Map((await http.exchangeInfo()).map((m) => [m.symbol, m]));
+  const symbols = [...new Set(opts.strategies.flatMap((s) => s.symbols))];
+  for (const s of symbols) if (!markets.has(s)) throw new Error(`the venue lists no market ${s}`);
+
+  const subscriptions: Subscription[] = [];
+  let state: AccountState | undefined;
+  subscriptions.push(accounts.state$(account).subscribe((s) => (state = s)));
+  const books = new Map<string, BookView>();
+  const arrivals = new ArrivalLog();
+  for (const s of symbols) {
+    subscriptions.push(
+      market.bookChanges$(s).subscribe((b) => {
+        books.set(s, b);
+        arrivals.record(s, b.version, clock.nowNs());
+      }),
+    );
+  }
+
+  let execution: Execution | undefined;
+  const view = new LiveRiskView({
+    symbols,
+    markets,
+    mark$: (s, onMark) => market.ticker$(s).subscribe((t) => onMark(t.markPrice)),
+    book: (s) => books.get(s),
+    account: () => state,
+    openOrderSizes: (s) => execution?.openOrderSizes(s) ?? { buy: 0, sell: 0 },
+    openOrderCount: () => execution?.openOrderCount() ?? 0,
+    clock,
+  });
+  const risk = createRiskGate(riskConfig(opts.risk), view, clock);
+  execution = new Execution({
+    dialect: opts.dialect,
+    key: opts.key,
+    account,
+    network: opts.network,
+    nonces: new NonceSource({ signer: opts.key.publicKey, clock, store: opts.nonceStore }),
+    submitter: http,
+    queries: venueQueries(http),
+    risk,
+    clock,
+    ...accountFeeds(pool, accounts, account),
+    ...opts.execution,
+    ...(opts.metrics && { metrics: opts.metrics }),
+    logger,
+  });
+  const exec = execution;
+  const host = new StrategyHost({ clock, onStopped: (name) => exec.cancelStrategy(name), log: opts.strategyLogger ?? silentStrategyLogger });
+  subscriptions.push(host.intents$.subscribe((h) => exec.submit(h.strategy, h.intent, { arrivalNs: arrivals.of(h.intent) })));
+  subscriptions.push(host.routeOrderEvents(exec.events$()));
+  await exec.start();
+  for (const conn of pool.connections) subscriptions.push(conn.state$.subscribe((s) => risk.onConnection(s === 'open', clock.nowMs())));
+  const evaluate = setInterval(() => risk.evaluate(clock.nowMs()), opts.riskEvaluateMs ?? 1000);
+  evaluate.unref();
+
+  for (const s of opts.strategies) {
+    const context = createStrategyContext({
+      name: s.name,
+      symbols: s.symbols,
+      market,
+      account: accounts,
+      user: account,
+      orders$: host.orders$(s.name),
+      markets: markets.values(),
+      clock,
+      scheduler: asyncScheduler,
+      log: opts.strategyLogger ?? silentStrategyLogger,
+    });
+    host.start({ name: s.name, definition: s.definition, params: s.params, context, symbols: s.symbols });
+  }
+
+  return {
+    account,
+    http,
+    pool,
+    market,
+    accounts,
+    host,
+    risk,
+    execution: exec,
+    markets,
+    accountState: () => state,
+    async stop(stopOpts = {}) {
+      clearInterval(evaluate);
+      await host.stopAll('shutdown');
+      const report = await exec.stop({ cancelOrders: stopOpts.cancelOrders ?? true, deadlineMs: stopOpts.deadlineMs ?? 5000 });
+      view.close();
+      for (const s of subscriptions) s.unsubscribe();
+      pool.close();
+      http.close();
+      return report;
+    },
+  };
+}
+

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTrading, type TradingSession } from '../../../src/app/trading.js';
+import { Keypair } from '../../../src/protocol/keys.js';
+import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
+import { loadStrategies } from '../../../src/strategy/loader.js';
+import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
+
+async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+let venue: Venue;
+let session: TradingSession;
+const key = Keypair.generate();
+
+beforeAll(async () => {
+  venue = await startVenue({ seed: 21, flowIntervalMs: 50 });
+  for (let i = 0; i < 5; i++) venue.step();
+  venue.engine.faucet(key.publicKey, 100_000);
+  const strategies = await loadStrategies([
+    { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 20, minIntervalMs: 50 } },
+  ]);
+  session = await startTrading({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet', key, nonceStore: new MemoryNonceStore(), strategies });
+});
+afterAll(() => venue.close());
+
+const openOrders = () => venue.engine.openOrders(key.publicKey);
+
+describe('trading session against the local venue', () => {
+  it('the built-in market maker keeps a bid and an ask resting around the book as it moves', async () => {
+    await until(() => openOrders().some((o) => o.isBuy) && openOrders().some((o) => !o.isBuy), 'a bid and an ask');
+    const book = venue.engine.book('BTC-USD')!;
+    const bid = openOrders().find((o) => o.isBuy)!;
+    const ask = openOrders().find((o) => !o.isBuy)!;
+    expect(bid.price).toBeLessThan(ask.price);
+    expect(bid.price).toBeLessThanOrEqual(book.asks[0]!.px);
+    expect(session.host.snapshot().map((s) => [s.name, s.state])).toEqual([['mm', 'running']]);
+    const before = venue.engine.orderHistory(key.publicKey).length;
+    await until(() => venue.engine.orderHistory(key.publicKey).length > before + 2, 'requotes as the market moves');
+  });
+
+  it('the kill switch halts: no new orders reach the venue while HALTED, quoting resumes after resume', async () => {
+    session.risk.halt('test kill switch');
+    expect(session.risk.state).toBe('HALTED');
+    await session.execution.whenIdle();
+    const ids = () => new Set([...openOrders().map((o) => o.orderId), ...venue.engine.orderHistory(key.publicKey).map((o) => o.orderId)]);
+    const seen = ids();
+    for (let i = 0; i < 10; i++) venue.step();
+    await new Promise((r) => setTimeout(r, 300));
+    expect([...ids()].filter((id) => !seen.has(id))).toEqual([]);
+    session.risk.resume('test over');
+    for (let i = 0; i < 10; i++) venue.step();
+    await until(() => [...ids()].some((id) => !seen.has(id)), 'new quotes after resume');
+  });
+
+  it('stop cancels every order of the bot and waits for the venue to confirm', async () => {
+    const report = await session.stop({ deadlineMs: 5000 });
+    expect(report.timedOut).toBe(false);
+    expect(openOrders()).toEqual([]);
+  });
+});
