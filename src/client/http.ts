@@ -16,6 +16,7 @@ import { errorBodySchema } from '../protocol/v1/responses.js';
 import { bookSchema, type Book } from '../protocol/v1/stream.js';
 import { backoffDelayMs, type BackoffOptions } from './backoff.js';
 import { exchangeInfoSchema, type MarketInfo } from './exchange-info.js';
+import { RawHttpPool } from './raw-http.js';
 import { realSleep, TokenBucket, type RateLimit, type Sleep } from './rate-limit.js';
 import { outcomeOf, type HttpAnswer, type SubmitOutcome } from './submit.js';
 
@@ -77,6 +78,11 @@ export class HttpClient {
   private readonly maxBodyBytes: number;
   private readonly sleep: Sleep;
   private readonly agent: HttpAgent;
+  private readonly request: typeof httpRequest;
+  /** Signed actions over plain http go through this pool (written synchronously on an open socket). */
+  private readonly raw: RawHttpPool | undefined;
+  /** Request options without the path, shared by every request (no URL parsing per request). */
+  private readonly target: { readonly protocol: string; readonly hostname: string; readonly port: string; readonly auth: string | undefined };
   private readonly normal: TokenBucket;
   private readonly cancels: TokenBucket;
   readonly stats: HttpStats = { requests: 0, readRetries: 0, timeouts: 0, outcomes: { accepted: 0, rejected: 0, unknown: 0 } };
@@ -92,7 +98,27 @@ export class HttpClient {
     this.sleep = opts.sleep ?? realSleep;
     const agentOptions = { keepAlive: true, maxSockets: opts.maxSockets ?? 16 };
     this.agent = this.base.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+    this.request = this.base.protocol === 'https:' ? httpsRequest : httpRequest;
+    const { protocol, hostname, port, username, password } = this.base;
+    this.target = {
+      protocol,
+      hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+      port,
+      auth: username || password ? `${decodeURIComponent(username)}:${decodeURIComponent(password)}` : undefined,
+    };
     const clock = opts.clock ?? systemClock();
+    this.raw =
+      protocol === 'http:' && this.target.auth === undefined
+        ? new RawHttpPool({
+            host: this.target.hostname,
+            port: Number(port || 80),
+            hostHeader: this.base.host,
+            maxSockets: agentOptions.maxSockets,
+            maxBodyBytes: this.maxBodyBytes,
+            idleMs: 4_000,
+            nowMs: () => clock.nowMs(),
+          })
+        : undefined;
     this.normal = new TokenBucket(opts.rateLimit ?? { perSecond: 20, burst: 40 }, clock, this.sleep);
     this.cancels = new TokenBucket(opts.cancelRateLimit ?? { perSecond: 50, burst: 100 }, clock, this.sleep);
   }
@@ -123,7 +149,7 @@ export class HttpClient {
     if (!bucket.tryTake()) await bucket.take();
     let outcome: SubmitOutcome;
     try {
-      outcome = outcomeOf(this.dialect, request, await this.send('POST', request.encoded.path, request.bodyText, hooks?.onWritten));
+      outcome = outcomeOf(this.dialect, request, await this.post(request.encoded.path, request.bodyText, hooks?.onWritten));
     } catch (e) {
       const f = e as TransportFailure;
       outcome = f.written
@@ -139,9 +165,10 @@ export class HttpClient {
     return this.submit(unknown.request);
   }
 
-  /** Closes the idle keep-alive sockets. */
+  /** Closes the keep-alive sockets. */
   close(): void {
     this.agent.destroy();
+    this.raw?.close();
   }
 
   private async read<T>(method: 'GET' | 'POST', path: string, body: string | undefined, parseBody: (json: unknown) => T): Promise<T> {
@@ -168,10 +195,51 @@ export class HttpClient {
     }
   }
 
+  /** POSTs a signed action: through the raw pool over plain http, else like a read. */
+  private post(path: string, body: string, onWritten?: () => void): Promise<HttpAnswer> {
+    const raw = this.raw;
+    if (!raw) return this.send('POST', path, body, onWritten);
+    this.stats.requests++;
+    return new Promise<HttpAnswer>((resolve, reject) => {
+      let written = false;
+      let settled = false;
+      const settle = () => {
+        settled = true;
+        clearTimeout(timer);
+      };
+      const abort = raw.request('POST', this.pathOf(path), body, {
+        written: () => {
+          written = true;
+          onWritten?.();
+        },
+        answer: (status, headers, text) => {
+          if (settled) return;
+          settle();
+          resolve({ status, body: text, retryAfterMs: retryAfterMs(headers.get('retry-after')) });
+        },
+        failed: (message) => {
+          if (settled) return;
+          settle();
+          reject(new TransportFailure(message, written, false));
+        },
+      });
+      const timer = setTimeout(() => {
+        if (settled) return;
+        settle();
+        this.stats.timeouts++;
+        abort();
+        reject(new TransportFailure(`timed out after ${this.timeoutMs} ms`, written, true));
+      }, this.timeoutMs);
+    });
+  }
+
+  private pathOf(path: string): string {
+    return this.base.pathname + (path.startsWith('/') ? path.slice(1) : path);
+  }
+
   private send(method: 'GET' | 'POST', path: string, body: string | undefined, onWritten?: () => void): Promise<HttpAnswer> {
     this.stats.requests++;
-    const url = new URL(path.replace(/^\//, ''), this.base);
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const fullPath = this.pathOf(path);
     return new Promise<HttpAnswer>((resolve, reject) => {
       let written = false;
       let settled = false;
@@ -183,9 +251,9 @@ export class HttpClient {
         reject(new TransportFailure(message, written, timedOut));
         req.destroy();
       };
-      const headers: Record<string, string | number> = { accept: 'application/json' };
-      if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-      const req = request(url, { method, agent: this.agent, headers }, (res) => this.collect(res, (message) => fail(message), (answer) => {
+      const headers: Record<string, string | number> =
+        body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+      const req = this.request({ ...this.target, path: fullPath, method, agent: this.agent, headers }, (res) => this.collect(res, (message) => fail(message), (answer) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
