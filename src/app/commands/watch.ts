@@ -30,7 +30,7 @@ export function watch(argv: string[], out: (line: string) => void): Promise<numb
   });
   const venue = venueOf(values);
   const count = values.count === undefined ? Infinity : positiveNumber('--count', values.count);
-  const pool = new WsPool({ url: venue.wsUrl });
+  const pool = new WsPool({ url: venue.wsUrl, dialect: venue.dialect });
   const print = (m: StreamMessage) => out(venue.json ? stringifyJson(m) : line(m));
   return new Promise<number>((resolve) => {
     const stop = () => {
