@@ -4,7 +4,8 @@
 import type { Order } from './book.js';
 import type { Market } from './markets.js';
 import type { RecentSet, Ring } from './ring.js';
-import type { FillHistory, OrderHistory } from './history.js';
+import type { OrderHistory } from './history.js';
+import type { RowChain } from './rowlog.js';
 import type { ClosedPositionRow, FundingPaymentRow } from './types.js';
 
 /** One account's position in one market plus the open-order exposure and lifecycle statistics behind it. */
@@ -72,7 +73,8 @@ export class Account {
   /** client order ids of the account's recent accepted orders that ended */
   endedCloids: RecentSet | null = null;
   agents: Set<string> | null = null;
-  fills: FillHistory | null = null;
+  /** rows of the fill log */
+  fills: RowChain | null = null;
   closed: Ring<ClosedPositionRow> | null = null;
   fundingRows: Ring<FundingPaymentRow> | null = null;
   history: OrderHistory | null = null;

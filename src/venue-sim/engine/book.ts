@@ -2,6 +2,7 @@
 // Invariant: a level in the array holds at least one order; totalLots and count always equal the sum over its queue.
 
 import type { Account } from './accounts.js';
+import { ID_UNLOADED } from './idbytes.js';
 import type { Market } from './markets.js';
 import type { OrderKind, OrderStatus } from './types.js';
 
@@ -18,23 +19,41 @@ export const KIND_TRIGGER_MARKET = 2;
 export const KIND_TRIGGER_LIMIT = 3;
 export const KIND_TEXT: readonly OrderKind[] = ['limit', 'market', 'trigger', 'trigger'];
 
-/** Live and terminal orders. Prices in ticks, sizes in lots; `filledValue` is Σ ticks × lots of its fills. */
+/**
+ * Live and terminal orders. Prices in ticks, sizes in lots; `filledValue` is Σ ticks × lots of its fills.
+ * Objects are pooled: `init` gives a recycled order a new identity, so every field is reset there.
+ */
 export class Order {
+  id = '';
+  cloid: string | null = null;
+  isBuy = false;
+  kind = KIND_LIMIT;
+  tif = TIF_GTC;
+  priceTicks = 0;
+  origLots = 0;
+  reduceOnly = false;
+  createdNs = 0n;
+  /** hashId(id), computed once (duplicate detection) */
+  idHash = 0;
+  /** whether the IdBytes entry `idEntry` (owned by this object for life) holds the id yet: ID_UNLOADED etc. */
+  idState = ID_UNLOADED;
   status: OrderStatus = 'placed';
   reason: string | null = null;
-  remLots: number;
+  remLots = 0;
   filledLots = 0;
   filledValue = 0;
   /** true once the order rested on the book */
   maker = false;
-  updatedNs: bigint;
-  slot: number;
+  updatedNs = 0n;
+  slot = 0;
   triggerTicks = 0;
   triggerAbove = false;
   /** matching bound in ticks: the limit price, Infinity for a market buy, 0 for a market sell */
   limitTicks = 0;
-  /** the submitted price and size of an order rejected as invalid (they may not lie on the steps) */
-  raw: { px: number; sz: number } | null = null;
+  /** true for an order rejected as invalid: rawPx / rawSz hold the submitted price and size (maybe off the steps) */
+  rawInput = false;
+  rawPx = 0;
+  rawSz = 0;
   level: Level | null = null;
   prev: Order | null = null;
   next: Order | null = null;
@@ -44,24 +63,60 @@ export class Order {
   live = false;
 
   constructor(
-    readonly id: string,
-    readonly cloid: string | null,
-    readonly account: Account,
-    readonly market: Market,
-    readonly isBuy: boolean,
-    public kind: number,
-    public tif: number,
-    public priceTicks: number,
-    readonly origLots: number,
-    readonly reduceOnly: boolean,
-    readonly createdNs: bigint,
+    public account: Account,
+    public market: Market,
+    readonly idEntry: number,
+  ) {}
+
+  init(
+    id: string,
+    cloid: string | null,
+    account: Account,
+    market: Market,
+    isBuy: boolean,
+    kind: number,
+    tif: number,
+    priceTicks: number,
+    origLots: number,
+    reduceOnly: boolean,
+    nowNs: bigint,
     slot: number,
-    /** hashId(id), computed once (duplicate detection) */
-    readonly idHash: number,
-  ) {
+    idHash: number,
+  ): this {
+    this.id = id;
+    this.cloid = cloid;
+    this.account = account;
+    this.market = market;
+    this.isBuy = isBuy;
+    this.kind = kind;
+    this.tif = tif;
+    this.priceTicks = priceTicks;
+    this.origLots = origLots;
+    this.reduceOnly = reduceOnly;
+    this.createdNs = nowNs;
+    this.idHash = idHash;
+    this.idState = ID_UNLOADED;
+    this.status = 'placed';
+    this.reason = null;
     this.remLots = origLots;
-    this.updatedNs = createdNs;
+    this.filledLots = 0;
+    this.filledValue = 0;
+    this.maker = false;
+    this.updatedNs = nowNs;
     this.slot = slot;
+    this.triggerTicks = 0;
+    this.triggerAbove = false;
+    this.limitTicks = 0;
+    this.rawInput = false;
+    this.rawPx = 0;
+    this.rawSz = 0;
+    this.level = null;
+    this.prev = null;
+    this.next = null;
+    this.aPrev = null;
+    this.aNext = null;
+    this.live = false;
+    return this;
   }
 }
 
@@ -84,8 +139,10 @@ export class BookSide {
 
   constructor(readonly isBid: boolean) {}
 
+  /** (Never reads index -1: on an empty array that is a slow lookup of a property named "-1".) */
   best(): Level | undefined {
-    return this.levels[this.levels.length - 1];
+    const n = this.levels.length;
+    return n === 0 ? undefined : this.levels[n - 1];
   }
 
   /** Appends `o` to the queue at its price, creating the level if needed. */
@@ -95,7 +152,7 @@ export class BookSide {
     const levels = this.levels;
     const n = levels.length;
     let level: Level | undefined;
-    const last = levels[n - 1];
+    const last = n === 0 ? undefined : levels[n - 1];
     if (last === undefined || key > last.key) {
       level = new Level(ticks, key);
       levels.push(level);

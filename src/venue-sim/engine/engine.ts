@@ -37,6 +37,13 @@ import type {
   ItemStatus,
 } from './types.js';
 
+/** One place or cancel item's status (order ids missing from the action are generated from the seed). */
+function applyItem(st: State, account: string, item: OrderActionItem, id: string | null | undefined): ItemStatus {
+  if ('order' in item) return placeOrder(st, account, item.order, id ?? st.prng.nextId());
+  if ('cancel' in item) return cancelOrder(st, account, item.cancel);
+  return { error: { message: 'unknown order item' } };
+}
+
 export type LeverageResult = { settings: { maxLeverage: LeverageEntry[] } } | { error: { message: string } };
 
 function positiveInt(key: string, v: number | undefined, dflt: number, min = 1): number {
@@ -229,17 +236,18 @@ export class Engine {
     if (items.length > this.maxBatchItems) throw new ValidationError('orders', `at most ${this.maxBatchItems} items per batch, got ${items.length}`);
     const st = this.begin();
     const ids = ctx?.ids;
-    const statuses: ItemStatus[] = [];
+    let statuses: ItemStatus[] | null = null;
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
-      if ('order' in item) statuses.push(placeOrder(st, account, item.order, ids?.[i] ?? st.prng.nextId()));
-      else if ('cancel' in item) statuses.push(cancelOrder(st, account, item.cancel));
-      else if ('cancelAll' in item) cancelAll(st, account, item.cancelAll.c, statuses);
-      else statuses.push({ error: { message: 'unknown order item' } });
-      if (st.dirty.length > 0) st.flush();
+      if ('order' in item || 'cancel' in item || !('cancelAll' in item)) {
+        const status = applyItem(st, account, item, ids?.[i]);
+        if (statuses === null) statuses = [status];
+        else statuses.push(status);
+      } else cancelAll(st, account, item.cancelAll.c, (statuses ??= []));
+      if (st.dirtyCount > 0) st.flush();
     }
     if (st.underwater.length > 0) liquidateQueued(st, this.liquidationMaxSlippage);
-    return { statuses };
+    return { statuses: statuses ?? [] };
   }
 
   /**
@@ -385,7 +393,7 @@ export class Engine {
             n++;
             if (o.remLots <= 0) problems.push(`${o.id}: resting with no size`);
             if (o.level !== l || o.priceTicks !== l.priceTicks || o.isBuy !== side.isBid) problems.push(`${o.id}: wrong level`);
-            if (st.orders.get(o.id) !== o) problems.push(`${o.id}: resting but not live`);
+            if (st.orders.get(o.id, o.idHash) !== o) problems.push(`${o.id}: resting but not live`);
           }
           if (lots !== l.totalLots || n !== l.count || n === 0) problems.push(`${m.symbol}@${l.priceTicks}: level totals wrong`);
           live += n;
@@ -450,7 +458,7 @@ export class Engine {
   /** Flushes pending position/margin updates and liquidates accounts they found underwater. */
   private settle(): void {
     const st = this.st;
-    if (st.dirty.length > 0) st.flush();
+    if (st.dirtyCount > 0) st.flush();
     if (st.underwater.length > 0) liquidateQueued(st, this.liquidationMaxSlippage);
   }
 }

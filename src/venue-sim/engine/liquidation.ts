@@ -2,11 +2,12 @@
 // Invariant: a liquidated account ends with no open orders and no positions; ADL trades at the mark price without fees.
 
 import { computeRisk, type Account } from './accounts.js';
-import { KIND_MARKET, Order, TIF_IOC } from './book.js';
-import { hashId } from './history.js';
+import { KIND_MARKET, TIF_IOC, type Order } from './book.js';
+import { hashId } from './orderindex.js';
 import type { Market } from './markets.js';
 import { match } from './matching.js';
 import type { State } from './state.js';
+import type { LiquidationEvent } from './types.js';
 
 /** True when the account holds a position and its equity is below its maintenance margin. */
 export function isUnderwater(st: State, a: Account): boolean {
@@ -46,26 +47,20 @@ export function liquidate(st: State, a: Account, maxSlippage: number): void {
     st.cancel(o, 'cancelledRiskLimit', 'liquidation');
     o = next;
   }
-  const closing: Order[] = [];
+  /** built before each closing order ends (ended orders are recycled), pushed once marginAfter is known */
+  const closed: LiquidationEvent[] = [];
   for (const p of a.positions) {
     if (p.lots === 0) continue;
     const m = p.market;
     const mark = m.markPrice();
     const isBuy = p.lots < 0;
     const id = st.prng.nextId();
-    const lo = new Order(id, null, a, m, isBuy, KIND_MARKET, TIF_IOC, 0, Math.abs(p.lots), true, st.nowNs, st.slot, hashId(id));
+    const lo = st.newOrder(id, null, a, m, isBuy, KIND_MARKET, TIF_IOC, 0, Math.abs(p.lots), true, hashId(id));
     const perTick = m.tick.scale / m.tick.mantissa;
     lo.limitTicks = isBuy ? Math.floor(mark * (1 + maxSlippage) * perTick) : Math.ceil(mark * (1 - maxSlippage) * perTick);
     match(st, lo, 'liquidation');
     if (lo.remLots > 0) autoDeleverage(st, lo, mark);
-    st.terminal(lo, lo.remLots === 0 ? 'filled' : 'partiallyFilled', 'liquidation');
-    closing.push(lo);
-  }
-  st.flush();
-  const marginAfter = computeRisk(a, st.quoteScale, st.risk).equity;
-  for (const lo of closing) {
-    const m = lo.market;
-    st.events.push({
+    closed.push({
       type: 'liquidation',
       account: a.key,
       symbol: m.symbol,
@@ -73,9 +68,16 @@ export function liquidate(st: State, a: Account, maxSlippage: number): void {
       size: m.size(lo.filledLots),
       isBuy: lo.isBuy,
       marginPrior,
-      marginAfter,
+      marginAfter: 0,
       timestamp: st.nowNs,
     });
+    st.terminal(lo, lo.remLots === 0 ? 'filled' : 'partiallyFilled', 'liquidation');
+  }
+  st.flush();
+  const marginAfter = computeRisk(a, st.quoteScale, st.risk).equity;
+  for (const e of closed) {
+    e.marginAfter = marginAfter;
+    st.events.push(e);
   }
 }
 
@@ -108,7 +110,7 @@ function autoDeleverage(st: State, lo: Order, mark: number): void {
     lo.filledValue += ticks * q;
     st.applyFill(c.account, m, !lo.isBuy, q, ticks, 0, 'adl');
     st.applyFill(a, m, lo.isBuy, q, ticks, 0, 'liquidation');
-    st.recordFill(c.account, a, st.prng.nextId(), lo.id, lo.isBuy, m, q, ticks, 0, 0, 'adl');
+    st.recordFill(c.account, null, st.prng.nextId(), lo, q, ticks, 0, 0, 'adl');
     st.events.push({ type: 'adl', account: c.account.key, symbol: m.symbol, price, size: m.size(q), isBuy: !lo.isBuy, timestamp: st.nowNs });
   }
 }

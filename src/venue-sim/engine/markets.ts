@@ -54,6 +54,7 @@ export class Step {
     if (!(x >= 0) || x > 1e15) return -1;
     const n = Math.round(x * this.scale);
     if (n / this.scale !== x) return -1;
+    if (this.mantissa === 1) return n <= MAX_COUNT ? n : -1;
     const c = n / this.mantissa;
     return Number.isInteger(c) && c <= MAX_COUNT ? c : -1;
   }

@@ -7,12 +7,12 @@ import {
   KIND_MARKET,
   KIND_TRIGGER_LIMIT,
   KIND_TRIGGER_MARKET,
-  Order,
+  type Order,
   TIF_ALO,
   TIF_GTC,
   TIF_IOC,
 } from './book.js';
-import { hashId } from './history.js';
+import { hashId } from './orderindex.js';
 import type { Market } from './markets.js';
 import type { State } from './state.js';
 import type { CancelItem, CloseReason, ItemStatus, PlaceOrderItem } from './types.js';
@@ -48,8 +48,9 @@ function referencePrice(m: Market, o: Order): number {
  */
 export function placeOrder(st: State, key: string, item: PlaceOrderItem, id: string): ItemStatus {
   const idHash = hashId(id);
-  if (st.orders.has(id) || st.accounts.get(key)?.history?.has(id, idHash) === true) return { rejectedDuplicate: { oid: id } };
-  const m = st.bySymbol.get(item.c);
+  const known = st.accounts.get(key);
+  if (st.orders.get(id, idHash) !== undefined || known?.history?.has(id, idHash) === true) return { rejectedDuplicate: { oid: id } };
+  const m = st.market(item.c);
   if (m === undefined) return rejectUnknownSymbol(st, key, item, id);
   const t = item.t;
   let kind = KIND_LIMIT;
@@ -83,11 +84,13 @@ export function placeOrder(st: State, key: string, item: PlaceOrderItem, id: str
     }
   } else reason ??= 'unknown order type';
   if (tif < 0) tif = TIF_GTC;
-  const a = st.account(key);
+  const a = known ?? st.account(key);
   const cloid = typeof item.cloid === 'string' ? item.cloid : null;
-  const o = new Order(id, cloid, a, m, item.b === true, kind, tif, reason === null ? priceTicks : 0, reason === null ? lots : 0, item.r === true, st.nowNs, st.slot, idHash);
+  const o = st.newOrder(id, cloid, a, m, item.b === true, kind, tif, reason === null ? priceTicks : 0, reason === null ? lots : 0, item.r === true, idHash);
   if (reason !== null) {
-    o.raw = { px: item.px, sz: item.sz };
+    o.rawInput = true;
+    o.rawPx = item.px;
+    o.rawSz = item.sz;
     return reject(st, o, 'rejectedInvalid', reason);
   }
   o.triggerTicks = triggerTicks;
@@ -249,7 +252,7 @@ export function finishTaker(st: State, o: Order, code: number): ItemStatus {
 
 /** Cancels one of `key`'s live orders; anything else is an error entry (the order is unknown to this account). */
 export function cancelOrder(st: State, key: string, item: CancelItem): ItemStatus {
-  const o = st.orders.get(item.oid);
+  const o = typeof item.oid === 'string' ? st.orders.get(item.oid, hashId(item.oid)) : undefined;
   if (o === undefined || o.account.key !== key || o.market.symbol !== item.c) return { error: { message: 'order not found' } };
   st.cancel(o, 'cancelled', null);
   return { cancelled: { oid: o.id } };
@@ -285,7 +288,7 @@ export function fireTriggers(st: State, m: Market): void {
   for (const o of fired) {
     if (!m.triggers.delete(o)) continue;
     activate(st, o);
-    if (st.dirty.length > 0) st.flush();
+    if (st.dirtyCount > 0) st.flush();
   }
 }
 

@@ -80,21 +80,7 @@ export function marginSummary(st: State, a: Account | undefined): MarginSummary 
 }
 
 export function fills(st: State, a: Account | undefined): FillRow[] {
-  if (a?.fills == null) return [];
-  return a.fills.list(a.key, (i) => st.accountList[i]!.key, st.markets, st.quoteScale).map((f) => ({
-    maker: f.maker,
-    taker: f.taker,
-    orderIdMaker: f.orderIdMaker,
-    orderIdTaker: f.orderIdTaker,
-    isBuy: f.isBuy,
-    symbol: f.symbol,
-    amount: f.amount,
-    price: f.price,
-    makerFee: f.makerFee,
-    takerFee: f.takerFee,
-    slot: f.slot,
-    timestamp: f.timestamp,
-  }));
+  return a === undefined ? [] : st.fillLog.list(a, st.markets, st.quoteScale);
 }
 
 export function closedPositions(a: Account | undefined): ClosedPositionRow[] {

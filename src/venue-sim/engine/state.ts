@@ -2,12 +2,17 @@
 // Invariant: every status change of an order emits exactly one orderUpdate, appended in the order applied.
 
 import { Account, computeRisk, newRisk, type Position, type Risk } from './accounts.js';
-import { KIND_TEXT, TIF_TEXT, type Order, type Level, type BookSide } from './book.js';
+import { KIND_TEXT, Order, TIF_TEXT, type Level, type BookSide } from './book.js';
 import { Prng } from './ids.js';
 import type { Market } from './markets.js';
-import { FillHistory, OrderHistory } from './history.js';
+import { FillLog } from './fills.js';
+import { OrderHistory, OrderLog } from './history.js';
+import { IdBytes } from './idbytes.js';
+import { OrderIndex } from './orderindex.js';
 import { RecentSet, Ring } from './ring.js';
 import type { CloseReason, ClosedPositionRow, EngineEvent, FillRecord, OrderStatus } from './types.js';
+
+const ORDER_POOL_MAX = 1024;
 
 export interface StateLimits {
   historyLimit: number;
@@ -16,11 +21,13 @@ export interface StateLimits {
 
 export class State {
   readonly bySymbol = new Map<string, Market>();
+  private lastSymbol = '';
+  private lastMarket: Market | undefined = undefined;
   readonly accounts = new Map<string, Account>();
-  /** accounts by index (fill history rows name the counterparty by index) */
+  /** accounts by index (fill rows name the parties by index) */
   readonly accountList: Account[] = [];
   /** live orders (resting or parked triggers) by id */
-  readonly orders = new Map<string, Order>();
+  readonly orders = new OrderIndex();
   readonly quoteScale: number;
   readonly prng: Prng;
   readonly historyLimit: number;
@@ -31,11 +38,21 @@ export class State {
   depositsUnits = 0;
   feesCollectedUnits = 0;
   fundingNetUnits = 0;
-  /** accounts whose positions or balance changed since the last flush */
-  readonly dirty: Account[] = [];
+  /**
+   * accounts whose positions or balance changed since the last flush: the first `dirtyCount` entries (kept as a
+   * count, since truncating the array would free its backing store only for the next push to allocate it again)
+   */
+  private readonly dirty: Account[] = [];
+  dirtyCount = 0;
   /** accounts found below maintenance margin by the last flushes */
   readonly underwater: Account[] = [];
   readonly risk: Risk = newRisk();
+  /** byte copies of order ids, one entry per Order object */
+  readonly ids = new IdBytes();
+  readonly orderLog = new OrderLog(this.accountList, this.ids);
+  readonly fillLog: FillLog;
+  /** ended orders, ready for reuse (at most ORDER_POOL_MAX) */
+  private readonly orderPool: Order[] = [];
 
   constructor(
     readonly markets: readonly Market[],
@@ -48,6 +65,7 @@ export class State {
     this.prng = new Prng(seed);
     this.historyLimit = limits.historyLimit;
     this.dedupeWindow = Math.min(limits.dedupeWindow, limits.historyLimit);
+    this.fillLog = new FillLog(this.accountList, this.historyLimit, this.ids);
   }
 
   account(key: string): Account {
@@ -60,8 +78,21 @@ export class State {
     return a;
   }
 
-  usd(units: number): number {
-    return units / this.quoteScale;
+  /** The market listed as `symbol`; the last one found is remembered (order flow sticks to few symbols). */
+  market(symbol: string): Market | undefined {
+    if (symbol === this.lastSymbol) return this.lastMarket;
+    const m = this.bySymbol.get(symbol);
+    if (m !== undefined) {
+      this.lastSymbol = symbol;
+      this.lastMarket = m;
+    }
+    return m;
+  }
+
+  /** A fresh order (recycled from the pool when one is free), created now, in status placed. */
+  newOrder(id: string, cloid: string | null, a: Account, m: Market, isBuy: boolean, kind: number, tif: number, priceTicks: number, lots: number, reduceOnly: boolean, idHash: number): Order {
+    const o = this.orderPool.pop() ?? new Order(a, m, this.ids.alloc());
+    return o.init(id, cloid, a, m, isBuy, kind, tif, priceTicks, lots, reduceOnly, this.nowNs, this.slot, idHash);
   }
 
   // ---- events ----
@@ -74,8 +105,8 @@ export class State {
       symbol: m.symbol,
       orderId: o.id,
       status: o.status,
-      price: o.raw === null ? m.price(o.priceTicks) : o.raw.px,
-      originalSize: o.raw === null ? m.size(o.origLots) : o.raw.sz,
+      price: o.rawInput ? o.rawPx : m.price(o.priceTicks),
+      originalSize: o.rawInput ? o.rawSz : m.size(o.origLots),
       size: m.size(o.remLots),
       filledSize: m.size(o.filledLots),
       vwap: m.avgPrice(o.filledValue, o.filledLots),
@@ -112,7 +143,7 @@ export class State {
   makeLive(o: Order): void {
     if (o.live) return;
     o.live = true;
-    this.orders.set(o.id, o);
+    this.orders.add(o);
     o.account.linkOrder(o);
     if (o.cloid !== null) (o.account.liveCloids ??= new Map()).set(o.cloid, o);
   }
@@ -146,7 +177,10 @@ export class State {
     }
   }
 
-  /** Ends `o` with a terminal status: drops it from the live sets, records it and emits its orderUpdate. */
+  /**
+   * Ends `o` with a terminal status: drops it from the live sets, records it, emits its orderUpdate and returns
+   * the object to the pool (callers may still read it, but only until the next newOrder).
+   */
   terminal(o: Order, status: OrderStatus, reason: string | null): void {
     o.status = status;
     o.reason = reason;
@@ -155,13 +189,15 @@ export class State {
     const a = o.account;
     if (o.live) {
       o.live = false;
-      this.orders.delete(o.id);
+      this.orders.delete(o);
       a.unlinkOrder(o);
       if (o.cloid !== null) a.liveCloids!.delete(o.cloid);
     }
     if (o.cloid !== null && !status.startsWith('rejected')) (a.endedCloids ??= new RecentSet(this.historyLimit)).add(o.cloid);
-    (a.history ??= new OrderHistory(this.historyLimit, this.dedupeWindow)).push(o);
+    (a.history ??= new OrderHistory(this.orderLog, this.historyLimit, this.dedupeWindow)).record(o);
     this.emitOrder(o);
+    if (this.orderPool.length < ORDER_POOL_MAX) this.orderPool.push(o);
+    else this.ids.release(o.idEntry);
   }
 
   // ---- trades and positions ----
@@ -189,7 +225,7 @@ export class State {
     this.applyFill(maker.account, m, maker.isBuy, lots, ticks, makerFee, 'normal');
     this.applyFill(taker.account, m, taker.isBuy, lots, ticks, takerFee, takerReason);
     this.feesCollectedUnits += makerFee + takerFee;
-    this.recordFill(maker.account, taker.account, maker.id, taker.id, taker.isBuy, m, lots, ticks, makerFee, takerFee, takerReason);
+    this.recordFill(maker.account, maker, maker.id, taker, lots, ticks, makerFee, takerFee, takerReason);
     maker.updatedNs = this.nowNs;
     if (maker.remLots === 0) {
       if (maker.reduceOnly) mp.reduceOnlyOrders--;
@@ -201,25 +237,18 @@ export class State {
     }
   }
 
-  recordFill(
-    maker: Account,
-    taker: Account,
-    makerOid: string,
-    takerOid: string,
-    takerBuys: boolean,
-    m: Market,
-    lots: number,
-    ticks: number,
-    makerFee: number,
-    takerFee: number,
-    reason: CloseReason,
-  ): void {
+  /**
+   * Records and emits one execution of `lots` at `ticks` between the maker side (`maker`, whose order is
+   * `makerOrder`, or null with a generated `makerOid` for auto-deleveraging) and the incoming order `taker`.
+   */
+  recordFill(maker: Account, makerOrder: Order | null, makerOid: string, taker: Order, lots: number, ticks: number, makerFee: number, takerFee: number, reason: CloseReason): void {
+    const m = taker.market;
     const fill: FillRecord = {
       maker: maker.key,
-      taker: taker.key,
+      taker: taker.account.key,
       orderIdMaker: makerOid,
-      orderIdTaker: takerOid,
-      isBuy: takerBuys,
+      orderIdTaker: taker.id,
+      isBuy: taker.isBuy,
       symbol: m.symbol,
       amount: m.size(lots),
       price: m.price(ticks),
@@ -229,10 +258,7 @@ export class State {
       timestamp: this.nowNs,
       reason,
     };
-    const slot = this.slot;
-    const ts = this.nowNs;
-    (maker.fills ??= new FillHistory(this.historyLimit)).push(true, taker.index, makerOid, takerOid, takerBuys, m, lots, ticks, makerFee, takerFee, slot, ts, reason);
-    (taker.fills ??= new FillHistory(this.historyLimit)).push(false, maker.index, makerOid, takerOid, takerBuys, m, lots, ticks, makerFee, takerFee, slot, ts, reason);
+    this.fillLog.add(maker, makerOrder, makerOid, taker, lots, ticks, makerFee, takerFee, this.slot, this.nowNs);
     m.lastTradeTicks = ticks;
     m.volumeLots += lots;
     this.events.push({ type: 'fill', fill });
@@ -292,7 +318,7 @@ export class State {
     if (p !== null) p.dirty = true;
     if (!a.dirty) {
       a.dirty = true;
-      this.dirty.push(a);
+      this.dirty[this.dirtyCount++] = a;
     }
   }
 
@@ -330,12 +356,12 @@ export class State {
    */
   flush(): void {
     const dirty = this.dirty;
-    for (let i = 0; i < dirty.length; i++) {
+    for (let i = 0; i < this.dirtyCount; i++) {
       const a = dirty[i]!;
       for (const p of a.positions) if (p.dirty && p.reduceOnlyOrders > 0) this.sweepReduceOnly(a, p);
     }
     const qs = this.quoteScale;
-    for (let i = 0; i < dirty.length; i++) {
+    for (let i = 0; i < this.dirtyCount; i++) {
       const a = dirty[i]!;
       a.dirty = false;
       const r = computeRisk(a, qs, this.risk);
@@ -377,7 +403,7 @@ export class State {
       });
       if (r.hasPosition && r.equity < r.maintenanceMargin) this.underwater.push(a);
     }
-    dirty.length = 0;
+    this.dirtyCount = 0;
   }
 
   private sweepReduceOnly(a: Account, p: Position): void {
