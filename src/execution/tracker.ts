@@ -2,25 +2,11 @@
 // Invariants: never moves backwards (terminal final, filledSize monotonic); an event only when the owner's view changed.
 
 import type { OrderEvent, OrderRef, OrderSpec, OrderStatus } from '../core/intent.js';
-import { TERMINAL_STATUSES, type LocalOrderStatus } from '../core/intent.js';
+import { NON_TERMINAL_ORDER_STATUSES, TERMINAL_ORDER_STATUSES, TERMINAL_STATUSES, type LocalOrderStatus } from '../core/intent.js';
 import type { OpenOrder } from '../protocol/v1/account.js';
 import type { VenueOrderFact } from './ports.js';
 
-const VENUE_STATUSES: ReadonlySet<string> = new Set<OrderStatus>([
-  'placed',
-  'working',
-  'filled',
-  'partiallyFilled',
-  'cancelled',
-  'cancelledRiskLimit',
-  'cancelledSelfCrossing',
-  'cancelledReduceOnly',
-  'cancelledIOC',
-  'rejectedInvalid',
-  'rejectedRiskLimit',
-  'rejectedCrossing',
-  'rejectedDuplicate',
-]);
+const VENUE_STATUSES: ReadonlySet<string> = new Set<OrderStatus>([...NON_TERMINAL_ORDER_STATUSES, ...TERMINAL_ORDER_STATUSES]);
 const ALIASES: Readonly<Record<string, OrderStatus>> = { resting: 'placed', triggered: 'placed', cancelledIoc: 'cancelledIOC', siblingCancelled: 'cancelled' };
 
 /** The order status a venue status name stands for (`resting` → placed, `cancelledIoc` → cancelledIOC), or undefined. */
