@@ -1,6 +1,5 @@
-// Fills: one RowLog of 160-byte rows for all accounts, each fill written once and chained into the maker's and
-// the taker's newest rows. Invariant: a row stays while either party's ring holds it; recording allocates and
-// retains no object (past buffer growth), and the query rows are built only when asked for.
+// Fills: one RowLog of 160-byte rows for all accounts, each fill written once and chained into both parties' newest rows.
+// Invariant: a row stays while the maker or the taker still keeps it; recording allocates nothing; query rows are built on demand.
 
 import type { Account } from './accounts.js';
 import type { Order } from './book.js';

@@ -1,11 +1,10 @@
-// Terminal orders: one RowLog of 112-byte rows for all accounts, each account's newest rows chained through them.
-// Invariant: each account keeps at most `limit` rows, newest replacing oldest; recording allocates and retains no
-// object (past buffer growth), and the query rows are built only when asked for.
+// Terminal orders: one RowLog of 112-byte rows for all accounts, each account's newest `limit` rows chained through them.
+// Invariant: an account keeps at most `limit` rows, newest replacing oldest; recording allocates nothing; query rows are built on demand.
 
 import { KIND_TEXT, TIF_TEXT, type Order } from './book.js';
 import type { Account } from './accounts.js';
 import type { IdBytes } from './idbytes.js';
-import { RecentIds } from './recentids.js';
+import type { RecentIdFilter, RecentIds } from './recentids.js';
 import { RowChain, RowLog } from './rowlog.js';
 import type { Market } from './markets.js';
 import type { OrderHistoryRow, OrderStatus } from './types.js';
@@ -175,24 +174,28 @@ export class OrderHistory extends RowChain {
   constructor(
     private readonly log: OrderLog,
     limit: number,
-    window: number,
+    /** ended orders searched for duplicate ids (0: none) */
+    private readonly window: number,
+    private readonly filter: RecentIdFilter,
+    /** the account's index */
+    private readonly index: number,
   ) {
     super(limit);
-    this.recent = window > 0 ? new RecentIds(window) : null;
+    this.recent = window > 0 ? filter.ring(index, window) : null;
   }
 
   /** True when one of the newest `window` rows has order id `id` (whose hashId is `h`). */
   has(id: string, h: number): boolean {
     const recent = this.recent;
-    if (recent === null || !recent.has(h)) return false;
-    const n = Math.min(this.size, recent.window);
+    if (recent === null || !this.filter.mayHave(this.index, h) || !recent.has(h)) return false;
+    const n = Math.min(this.size, this.window);
     for (let j = 0, p = this.last; j < n; j++, p = this.log.prev(p)) if (this.log.idEqualsAt(p, id)) return true;
     return false;
   }
 
   record(o: Order): void {
     this.log.add(o, this);
-    if (this.recent !== null) this.recent.add(o.idHash);
+    if (this.recent !== null) this.filter.add(this.index, this.recent, o.idHash);
   }
 
   list(markets: readonly Market[]): OrderHistoryRow[] {

@@ -1,6 +1,5 @@
-// Byte copies of order ids: one 48-byte entry per Order object (reused with it), filled on first need, so that the
-// history rows take an id as twelve word copies instead of a character loop. Invariant: entry e of an order whose
-// idState is ID_LOADED holds that order's id (length byte, then one byte per character).
+// Byte copies of order ids, one 48-byte entry per Order object (reused with it), so history rows copy an id as 12 words.
+// Invariant: the entry of an order whose idState is ID_LOADED holds that order's id (length byte, then one byte per character).
 
 /** bytes of an id field: a length byte and up to 47 characters */
 export const ID_BYTES = 48;

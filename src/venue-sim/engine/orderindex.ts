@@ -1,6 +1,5 @@
 // Live orders by id: open addressing on the order's precomputed hashId, so a lookup never hashes the whole id.
-// Invariant: at most half the slots are used; a used slot's hash is its order's (odd) idHash, a free one's 0; no
-// tombstones (deletion shifts the following run back).
+// Invariant: at most half the slots are used; a used slot holds its order's (odd) idHash, a free one 0; deletion leaves no tombstone.
 
 import type { Order } from './book.js';
 

@@ -1,75 +1,100 @@
-// The hashes of one account's newest `window` terminal order ids: an open-addressing multiset of 16-bit
-// fingerprints (2 bytes a slot, so it stays small and cache-resident) plus a ring of the full hashes in push order.
-// Invariant: the set holds exactly the fingerprints of the ring's hashes; a slot's home is its own value & mask, so
-// slots with equal values are interchangeable; 0 marks a free slot, and hashes are odd, so 0 never names one.
+// Duplicate ids among each account's newest `window` ended orders: per account a ring of their hashes, and one bit filter of all.
+// Invariant: every ringed hash has its filter bits set (the filter errs only towards "maybe"); a rebuild drops stale bits.
 
-/** Non-zero 16-bit fingerprint of hash `h`. */
-function fingerprint(h: number): number {
-  return h >>> 16 || 1;
-}
+/** A rebuild happens after max(MIN_ADDS, keys) adds, so its cost is spread over at least that many. */
+const MIN_ADDS = 8192;
+/** filter bits per key it may hold (two set per key): at most about 3 % false "maybe" just before a rebuild */
+const BITS_PER_KEY = 8;
 
+/** The hashes of one account's newest `window` terminal order ids, in push order. */
 export class RecentIds {
-  private readonly table: Uint16Array;
-  private readonly mask: number;
-  /** the last `window` hashes added (0 where none yet); the oldest sits at `oldest` once the ring is full */
-  private readonly ring: Int32Array;
+  /** 0 where none yet (hashes are odd, so 0 never names one); the oldest sits at `oldest` once full */
+  readonly ring: Int32Array;
   private oldest = 0;
-  private full = false;
 
-  constructor(readonly window: number) {
-    let slots = 16;
-    while (slots < window * 2) slots *= 2;
-    this.table = new Uint16Array(slots);
-    this.mask = slots - 1;
+  constructor(window: number) {
     this.ring = new Int32Array(window);
   }
 
-  /** True when one of the newest `window` hashes is `h` (the caller confirms the id itself). */
   has(h: number): boolean {
-    const v = fingerprint(h);
-    const table = this.table;
-    const mask = this.mask;
-    for (let i = v & mask; ; i = (i + 1) & mask) {
-      const slot = table[i]!;
-      if (slot === 0) return false;
-      if (slot === v) return this.ring.includes(h);
-    }
+    return this.ring.includes(h);
   }
 
-  /** Adds (odd) hash `h`, forgetting the oldest once `window` are kept. */
-  add(h: number): void {
+  /** Adds (odd) hash `h` in place of the oldest; returns true when that slot already held one. */
+  add(h: number): boolean {
+    const ring = this.ring;
     const at = this.oldest;
-    if (this.full) this.remove(fingerprint(this.ring[at]!));
-    this.ring[at] = h;
-    if (at + 1 === this.window) {
-      this.oldest = 0;
-      this.full = true;
-    } else this.oldest = at + 1;
-    const v = fingerprint(h);
-    const table = this.table;
-    const mask = this.mask;
-    let i = v & mask;
-    while (table[i] !== 0) i = (i + 1) & mask;
-    table[i] = v;
+    const replaced = ring[at] !== 0;
+    ring[at] = h;
+    this.oldest = at + 1 === ring.length ? 0 : at + 1;
+    return replaced;
+  }
+}
+
+/** The filter over every account's RecentIds (each account by its index). */
+export class RecentIdFilter {
+  private readonly rings: RecentIds[] = [];
+  private words = new Int32Array(0);
+  /** a key's word is its top (32 - shift) bits (at most 22, so they never overlap the 10 that pick its bits) */
+  private shift = 32;
+  /** hashes held by all rings */
+  private keys = 0;
+  private addsLeft = 0;
+
+  constructor() {
+    this.rebuild();
   }
 
-  /** Removes one slot holding `v` (backward-shift deletion). */
-  private remove(v: number): void {
-    const table = this.table;
-    const mask = this.mask;
-    let i = v & mask;
-    while (table[i] !== v) i = (i + 1) & mask;
-    let j = i;
-    for (;;) {
-      j = (j + 1) & mask;
-      const slot = table[j]!;
-      if (slot === 0) break;
-      const home = slot & mask;
-      if (i <= j ? home <= i || home > j : home <= i && home > j) {
-        table[i] = slot;
-        i = j;
-      }
-    }
-    table[i] = 0;
+  /** The ring of account `index`, created on first use. */
+  ring(index: number, window: number): RecentIds {
+    return (this.rings[index] ??= new RecentIds(window));
   }
+
+  /** False when account `index` certainly holds no hash `h`; true when it may. */
+  mayHave(index: number, h: number): boolean {
+    const k = mix(index, h);
+    const m = maskOf(k);
+    return (this.words[k >>> this.shift]! & m) === m;
+  }
+
+  /** Adds (odd) hash `h` to the ring of account `index`. */
+  add(index: number, ring: RecentIds, h: number): void {
+    if (!ring.add(h)) this.keys++;
+    if (--this.addsLeft <= 0) {
+      this.rebuild();
+      return;
+    }
+    this.set(mix(index, h));
+  }
+
+  private set(k: number): void {
+    this.words[k >>> this.shift]! |= maskOf(k);
+  }
+
+  /** Clears the filter, sized for the keys now held plus the adds until the next rebuild, and sets them again. */
+  private rebuild(): void {
+    const adds = Math.max(MIN_ADDS, this.keys);
+    let log2Words = 5;
+    while (32 * 2 ** log2Words < BITS_PER_KEY * (this.keys + adds) && log2Words < 22) log2Words++;
+    if (this.words.length === 2 ** log2Words) this.words.fill(0);
+    else this.words = new Int32Array(2 ** log2Words);
+    this.shift = 32 - log2Words;
+    this.addsLeft = adds;
+    this.rings.forEach((r, i) => {
+      const ring = r.ring;
+      for (let j = 0; j < ring.length; j++) if (ring[j] !== 0) this.set(mix(i, ring[j]!));
+    });
+  }
+}
+
+/** The two bits of key `k` within its word (from its low 10 bits). */
+function maskOf(k: number): number {
+  return (1 << (k & 31)) | (1 << ((k >>> 5) & 31));
+}
+
+/** 32-bit key of (account index, id hash). */
+function mix(index: number, h: number): number {
+  let k = Math.imul(h ^ Math.imul(index + 1, 0x9e3779b1), 0x85ebca6b);
+  k ^= k >>> 13;
+  return Math.imul(k, 0xc2b2ae35) ^ (k >>> 16);
 }

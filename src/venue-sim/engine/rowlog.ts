@@ -1,15 +1,14 @@
-// One append stream of fixed-width history rows for all accounts (typed arrays, ids copied in as bytes), written
-// in order so that each write lands next to the previous one, plus a dense side array of who holds each row.
-// Invariant: a row is only overwritten once no account's history holds it any more (`held` says which, from the
-// side array alone); rows never move, so a row number stays valid while held.
+// One append stream of fixed-width history rows for all accounts (typed arrays, ids as bytes), so writes stay sequential.
+// Invariant: a row is overwritten only once no account's history holds it (`held`, from the dense side array); rows never move.
 
 import type { Order } from './book.js';
-import { ID_BYTES, ID_LOADED, ID_UNLOADED, type IdBytes } from './idbytes.js';
+import { ID_BYTES, ID_LOADED, ID_UNLOADED, ID_WORDS, type IdBytes } from './idbytes.js';
 
 /** length byte of an id field whose id is kept in `long` */
 const LONG = 255;
-/** a wrap that meets more than this many held rows per free one grows the buffer instead */
+/** a wrap that meets more than MIN_HELD held rows, and more than this many per free one, grows the buffer instead */
 const MAX_HELD_PER_FREE = 3;
+const MIN_HELD = 16;
 
 export abstract class RowLog {
   f64 = new Float64Array(0);
@@ -58,7 +57,7 @@ export abstract class RowLog {
         this.taken++;
         return p;
       }
-      if (++this.skipped > 16 && this.skipped > MAX_HELD_PER_FREE * this.taken) this.grow();
+      if (++this.skipped > MIN_HELD && this.skipped > MAX_HELD_PER_FREE * this.taken) this.grow();
     }
   }
 
@@ -91,7 +90,7 @@ export abstract class RowLog {
     }
     if (this.long !== null) this.long.delete(at);
     const src = ids.i32;
-    const s = o.idEntry * (ID_BYTES / 4);
+    const s = o.idEntry * ID_WORDS;
     const dst = this.i32;
     const d = at >> 2;
     dst[d] = src[s]!;

@@ -1,5 +1,5 @@
 // Mutable engine state and the primitive state changes every module composes: rest, cancel, trade, fill, flush.
-// Invariant: every status change of an order emits exactly one orderUpdate, appended in the order applied.
+// Invariant: every status change of an order emits exactly one orderUpdate, in the order applied; ended orders' objects are reused.
 
 import { Account, computeRisk, newRisk, type Position, type Risk } from './accounts.js';
 import { KIND_TEXT, Order, TIF_TEXT, type Level, type BookSide } from './book.js';
@@ -9,6 +9,7 @@ import { FillLog } from './fills.js';
 import { OrderHistory, OrderLog } from './history.js';
 import { IdBytes } from './idbytes.js';
 import { OrderIndex } from './orderindex.js';
+import { RecentIdFilter } from './recentids.js';
 import { RecentSet, Ring } from './ring.js';
 import type { CloseReason, ClosedPositionRow, EngineEvent, FillRecord, OrderStatus } from './types.js';
 
@@ -50,6 +51,8 @@ export class State {
   /** byte copies of order ids, one entry per Order object */
   readonly ids = new IdBytes();
   readonly orderLog = new OrderLog(this.accountList, this.ids);
+  /** duplicate detection over each account's newest ended order ids */
+  private readonly recentIds = new RecentIdFilter();
   readonly fillLog: FillLog;
   /** ended orders, ready for reuse (at most ORDER_POOL_MAX) */
   private readonly orderPool: Order[] = [];
@@ -194,7 +197,7 @@ export class State {
       if (o.cloid !== null) a.liveCloids!.delete(o.cloid);
     }
     if (o.cloid !== null && !status.startsWith('rejected')) (a.endedCloids ??= new RecentSet(this.historyLimit)).add(o.cloid);
-    (a.history ??= new OrderHistory(this.orderLog, this.historyLimit, this.dedupeWindow)).record(o);
+    (a.history ??= new OrderHistory(this.orderLog, this.historyLimit, this.dedupeWindow, this.recentIds, a.index)).record(o);
     this.emitOrder(o);
     if (this.orderPool.length < ORDER_POOL_MAX) this.orderPool.push(o);
     else this.ids.release(o.idEntry);

@@ -97,6 +97,71 @@ describe('order and fill history', () => {
     );
   });
 
+  it('queries agree with the event log for every kind of ended order (market, reduce-only, rejects, liquidation)', () => {
+    const reached = new Set<string>();
+    const richOp = fc.record({
+      acct: fc.nat(3),
+      kind: fc.nat(9),
+      buy: fc.boolean(),
+      off: fc.integer({ min: -40, max: 40 }),
+      lots: fc.integer({ min: 0, max: 400 }),
+      cloid: fc.nat(6),
+      pct: fc.integer({ min: -25, max: 25 }),
+    });
+    fc.assert(
+      fc.property(fc.constantFrom(2, 5, 30), fc.array(richOp, { minLength: 80, maxLength: 300 }), (historyLimit, ops) => {
+        const { engine, clock } = makeEngine({ historyLimit, dedupeWindow: 4 });
+        ACCOUNTS.forEach((a, i) => engine.faucet(a, [400, 2000, 50_000, 1_000_000][i]));
+        engine.setOraclePrice('BTC-USD', 50_000);
+        engine.drainEvents();
+        const events: EngineEvent[] = [];
+        let n = 0;
+        for (const op of ops) {
+          clock.advance(1000);
+          const acct = ACCOUNTS[op.acct]!;
+          const px = (500_000 + op.off * 10) / 10;
+          const sz = op.lots / 1000;
+          const cloid = op.cloid < 2 ? { cloid: `c${op.cloid}` } : {};
+          switch (op.kind) {
+            case 0:
+            case 1:
+            case 2:
+              place(engine, acct, limit('BTC-USD', op.buy, px, sz, op.kind === 2 ? 'IOC' : 'GTC', cloid), `r${++n}`);
+              break;
+            case 3:
+              place(engine, acct, { order: { c: 'BTC-USD', b: op.buy, px: 0, sz, r: op.lots % 2 === 0, t: { trigger: { is_market: true, triggerPx: 0 } } } }, `r${++n}`);
+              break;
+            case 4:
+              place(engine, acct, limit('BTC-USD', op.buy, px, sz, 'ALO', { r: true }), `r${++n}`);
+              break;
+            case 5:
+              place(engine, acct, limit('BTC-USD', op.buy, px + 0.05, sz * 1000), `r${++n}`);
+              break;
+            case 6:
+              engine.applyOrderAction(acct, [{ cancelAll: { c: [] } }]);
+              break;
+            case 7:
+              engine.setOraclePrice('BTC-USD', 50_000 * (1 + op.pct / 100));
+              break;
+            default:
+              place(engine, acct, limit('BTC-USD', op.buy, px, sz, 'GTC'), `r${n}`);
+          }
+          for (const e of engine.drainEvents()) {
+            events.push(e);
+            if (e.type === 'orderUpdate') reached.add(e.status);
+            else reached.add(e.type);
+          }
+        }
+        for (const [acct, want] of expected(events, historyLimit)) {
+          expect(engine.orderHistory(acct)).toEqual(want.orders);
+          expect(engine.fills(acct)).toEqual(want.fills);
+        }
+      }),
+      { numRuns: 40, seed: 777 },
+    );
+    for (const k of [...TERMINAL, 'liquidation', 'adl']) expect(reached, k).toContain(k);
+  });
+
   it('detects a duplicate id exactly among the newest dedupeWindow ended orders of the account', () => {
     const { engine } = makeEngine({ historyLimit: 10, dedupeWindow: 4 });
     engine.faucet(ALICE, 1_000_000);
