@@ -136,6 +136,8 @@ export class Level {
 export class BookSide {
   /** ascending by key; the best level is last */
   readonly levels: Level[] = [];
+  /** the levels' keys, kept alongside so that a search reads one array instead of every level it passes */
+  private readonly keys: number[] = [];
 
   constructor(readonly isBid: boolean) {}
 
@@ -150,26 +152,20 @@ export class BookSide {
     const ticks = o.priceTicks;
     const key = this.isBid ? ticks : -ticks;
     const levels = this.levels;
-    const n = levels.length;
-    let level: Level | undefined;
-    const last = n === 0 ? undefined : levels[n - 1];
-    if (last === undefined || key > last.key) {
+    const keys = this.keys;
+    const n = keys.length;
+    let level: Level;
+    if (n === 0 || key > keys[n - 1]!) {
       level = new Level(ticks, key);
       levels.push(level);
-    } else if (key === last.key) {
-      level = last;
+      keys.push(key);
     } else {
-      let lo = 0;
-      let hi = n - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (levels[mid]!.key < key) lo = mid + 1;
-        else hi = mid;
-      }
-      level = levels[lo]!;
-      if (level.key !== key) {
+      const i = this.search(key);
+      if (keys[i] === key) level = levels[i]!;
+      else {
         level = new Level(ticks, key);
-        levels.splice(lo, 0, level);
+        levels.splice(i, 0, level);
+        keys.splice(i, 0, key);
       }
     }
     o.level = level;
@@ -198,20 +194,31 @@ export class BookSide {
     return level;
   }
 
-  dropLevel(level: Level): void {
+  private dropLevel(level: Level): void {
     const levels = this.levels;
     const n = levels.length;
     if (levels[n - 1] === level) {
       levels.pop();
+      this.keys.pop();
       return;
     }
+    const i = this.search(level.key);
+    if (levels[i] === level) {
+      levels.splice(i, 1);
+      this.keys.splice(i, 1);
+    }
+  }
+
+  /** Index of the first level whose key is at least `key` (keys.length when none). */
+  private search(key: number): number {
+    const keys = this.keys;
     let lo = 0;
-    let hi = n - 1;
+    let hi = keys.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (levels[mid]!.key < level.key) lo = mid + 1;
+      if (keys[mid]! < key) lo = mid + 1;
       else hi = mid;
     }
-    if (levels[lo] === level) levels.splice(lo, 1);
+    return lo;
   }
 }
