@@ -1,6 +1,12 @@
 // Shared benchmark helpers: timing loops, medians over several runs, one JSON line per metric.
 // Invariant: every reported value is a median of `runs` independent measurements.
 
+// A reader that stops early (e.g. `| head`) closes the pipe: stop quietly instead of crashing on EPIPE.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+
 export interface Metric {
   bench: string;
   metric: string;
