@@ -1,6 +1,7 @@
 // Terminal orders: one RowLog of 112-byte rows for all accounts, each account's newest `limit` rows chained through them.
 // Invariant: an account keeps at most `limit` rows, newest replacing oldest; recording allocates nothing; query rows are built on demand.
 
+import { NON_TERMINAL_ORDER_STATUSES, TERMINAL_ORDER_STATUSES } from '../../core/intent.js';
 import { KIND_TEXT, TIF_TEXT, type Order } from './book.js';
 import type { Account } from './accounts.js';
 import type { IdBytes } from './idbytes.js';
@@ -9,21 +10,8 @@ import { RowChain, RowLog } from './rowlog.js';
 import type { Market } from './markets.js';
 import type { OrderHistoryRow, OrderStatus } from './types.js';
 
-const STATUS_CODES: readonly OrderStatus[] = [
-  'placed',
-  'working',
-  'filled',
-  'partiallyFilled',
-  'cancelled',
-  'cancelledRiskLimit',
-  'cancelledSelfCrossing',
-  'cancelledReduceOnly',
-  'cancelledIOC',
-  'rejectedInvalid',
-  'rejectedRiskLimit',
-  'rejectedCrossing',
-  'rejectedDuplicate',
-];
+/** Statuses by the code `statusCode` stores in a row (the specification's table order). */
+const STATUS_CODES: readonly OrderStatus[] = [...NON_TERMINAL_ORDER_STATUSES, ...TERMINAL_ORDER_STATUSES];
 
 function statusCode(s: OrderStatus): number {
   switch (s) {

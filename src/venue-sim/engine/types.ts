@@ -1,6 +1,7 @@
 // Public types of the venue engine: configuration, the actions it accepts, its results, events and query rows.
 // Invariant: prices and sizes are JSON-ready numbers in USD / base units; timestamps are bigint nanoseconds.
 
+import type { OrderStatus } from '../../core/intent.js';
 import type { OrderIdText, PubkeyText, TimeInForce } from '../../core/types.js';
 
 /** Source of time for the engine; must never go backwards (the engine clamps it if it does). */
@@ -108,20 +109,7 @@ export interface OrderActionContext {
 
 // ---- statuses (exactly the v1 status table; sizes unsigned) ----
 
-export type OrderStatus =
-  | 'placed'
-  | 'working'
-  | 'filled'
-  | 'partiallyFilled'
-  | 'cancelled'
-  | 'cancelledRiskLimit'
-  | 'cancelledSelfCrossing'
-  | 'cancelledReduceOnly'
-  | 'cancelledIOC'
-  | 'rejectedInvalid'
-  | 'rejectedRiskLimit'
-  | 'rejectedCrossing'
-  | 'rejectedDuplicate';
+export type { OrderStatus };
 
 export type ItemStatus =
   | { resting: { oid: OrderIdText } }
