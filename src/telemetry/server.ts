@@ -1,0 +1,169 @@
+// The daemon's HTTP control server: GET /metrics /livez /readyz /status, POST /kill /resume behind a bearer token.
+// Invariants: loopback by default; the token is compared in constant time; without a token the POST endpoints are disabled.
+
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { stringifyJson } from '../core/json.js';
+
+/** The port the daemon serves on unless configured (ops/prometheus/prometheus.yml scrapes it). */
+export const DEFAULT_CONTROL_PORT = 9464;
+
+/** Largest accepted POST body, bytes. */
+export const MAX_BODY_BYTES = 4096;
+
+export interface ControlServerOptions {
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  /** Bearer token for POST /kill and /resume (config key telemetry.token); absent or empty disables both. */
+  readonly token?: string | undefined;
+  readonly metrics: { readonly contentType: string; text(): Promise<string> };
+  ready(): { ready: boolean; reasons: string[] };
+  status(): unknown;
+  /** Receives the body's `reason` ('' when none was sent); the answer is returned as JSON. */
+  kill(reason: string): unknown;
+  resume(reason: string): unknown;
+  readonly logger?: { warn(fields: object, msg: string): void };
+}
+
+export interface ControlServer {
+  /** `http://host:port`. */
+  readonly url: string;
+  readonly port: number;
+  /** Stops listening and closes every connection, idle or not. */
+  close(): Promise<void>;
+}
+
+type Reply = { readonly status: number; readonly type: string; readonly body: string; readonly headers?: Record<string, string> };
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function json(status: number, value: unknown, headers?: Record<string, string>): Reply {
+  return { status, type: 'application/json; charset=utf-8', body: stringifyJson(value ?? null), ...(headers && { headers }) };
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** Constant-time check of an `Authorization: Bearer <token>` header (hashing makes lengths equal). */
+function authorized(header: string | undefined, token: string): boolean {
+  const presented = header?.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
+  return timingSafeEqual(sha256(presented), sha256(token));
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  const tooBig = () => new HttpError(413, `body over ${MAX_BODY_BYTES} bytes`);
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.reject(tooBig());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      chunks.push(chunk);
+      if (size <= MAX_BODY_BYTES) return;
+      req.off('data', onData).pause();
+      reject(tooBig());
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+/** The optional `reason` of a `{"reason": "..."}` body; '' for an empty body or no reason. */
+async function readReason(req: IncomingMessage): Promise<string> {
+  const text = (await readBody(req)).toString('utf8').trim();
+  if (text === '') return '';
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'body is not JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'body must be a JSON object');
+  const reason = (body as { reason?: unknown }).reason;
+  if (reason !== undefined && typeof reason !== 'string') throw new HttpError(400, 'reason must be a string');
+  return reason ?? '';
+}
+
+/** Starts listening; rejects when the address cannot be bound. */
+export function startControlServer(opts: ControlServerOptions): Promise<ControlServer> {
+  const token = opts.token ?? '';
+
+  const control = async (req: IncomingMessage, action: (reason: string) => unknown): Promise<Reply> => {
+    if (token === '') return json(403, { error: 'control endpoints are disabled: set telemetry.token in the config to enable them' });
+    if (!authorized(req.headers.authorization, token)) {
+      opts.logger?.warn({ path: req.url, remote: req.socket.remoteAddress }, 'control request refused: missing or wrong token');
+      return json(401, { error: 'missing or wrong bearer token' }, { 'WWW-Authenticate': 'Bearer' });
+    }
+    return json(200, await action(await readReason(req)));
+  };
+
+  const routes: Record<string, { readonly method: 'GET' | 'POST'; handle(req: IncomingMessage): Promise<Reply> }> = {
+    '/metrics': { method: 'GET', handle: async () => ({ status: 200, type: opts.metrics.contentType, body: await opts.metrics.text() }) },
+    '/livez': { method: 'GET', handle: async () => json(200, { status: 'alive' }) },
+    '/readyz': {
+      method: 'GET',
+      handle: async () => {
+        const r = opts.ready();
+        return r.ready ? json(200, { ready: true }) : json(503, { ready: false, reasons: r.reasons });
+      },
+    },
+    '/status': { method: 'GET', handle: async () => json(200, await opts.status()) },
+    '/kill': { method: 'POST', handle: (req) => control(req, (reason) => opts.kill(reason)) },
+    '/resume': { method: 'POST', handle: (req) => control(req, (reason) => opts.resume(reason)) },
+  };
+
+  const answer = async (req: IncomingMessage): Promise<Reply> => {
+    try {
+      const route = routes[new URL(req.url ?? '/', 'http://localhost').pathname];
+      if (!route) return json(404, { error: 'not found' });
+      const allowed = route.method === 'GET' ? ['GET', 'HEAD'] : ['POST'];
+      if (!allowed.includes(req.method ?? '')) return json(405, { error: 'method not allowed' }, { Allow: allowed.join(', ') });
+      return await route.handle(req);
+    } catch (e) {
+      if (e instanceof HttpError) return json(e.status, { error: e.message }, e.status === 413 ? { Connection: 'close' } : undefined);
+      opts.logger?.warn({ err: e, path: req.url }, 'control server request failed');
+      return json(500, { error: 'internal error' });
+    }
+  };
+
+  const send = (res: ServerResponse, reply: Reply) => {
+    res.writeHead(reply.status, {
+      'Content-Type': reply.type,
+      'Content-Length': Buffer.byteLength(reply.body),
+      'Cache-Control': 'no-store',
+      ...reply.headers,
+    });
+    res.end(reply.body);
+  };
+
+  const server = createServer((req, res) => void answer(req).then((reply) => send(res, reply)));
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      const { address, port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://${address.includes(':') ? `[${address}]` : address}:${port}`,
+        port,
+        close: () =>
+          new Promise<void>((done, fail) => {
+            server.close((err) => (err ? fail(err) : done()));
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}
