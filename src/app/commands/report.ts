@@ -1,0 +1,105 @@
+// `perpbot report`: PnL, fees, funding, volume and fill ratio per strategy and symbol, read from the journal.
+// Invariant: only an existing journal is opened (a missing file is an error, never a new empty journal).
+
+import { stringifyJson } from '../../core/json.js';
+import { DEFAULT_JOURNAL_PATH, Journal, UNATTRIBUTED, type ReportRow } from '../../store/index.js';
+import { parseCommand, UsageError } from '../args.js';
+import { formatTable } from './table.js';
+
+export const reportHelp = `perpbot report [--journal PATH] [--since DURATION|ISO-TIME] [--json]
+
+Summarizes the journal: one row per strategy and symbol, and a total.
+  --journal PATH   the journal file (default ${DEFAULT_JOURNAL_PATH})
+  --since WHEN     only activity since WHEN: a duration back from now (90s, 30m, 24h, 7d)
+                   or an ISO time (2026-11-01T00:00:00Z)
+  --json           print {sinceMs, rows, total, unresolvedBatches} as JSON
+
+realizedPnlUsd is average-cost from the journal's fills (cost basis from the first fill), before
+fees; feesUsd is paid (negative: rebates); fundingUsd is received (negative: paid). An account's
+funding in a symbol is split among the strategies holding a position there, by their share of it;
+${UNATTRIBUTED} gets activity no strategy owns. fillRatio = ordersFilled / ordersPlaced.`;
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** Epoch ms of `--since`: a duration before `nowMs` or an ISO time; throws UsageError otherwise. */
+export function parseSince(text: string, nowMs: number): number {
+  const duration = /^(\d+(?:\.\d+)?)([smhd])$/.exec(text);
+  if (duration) return nowMs - Math.round(Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS]);
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(ms)) throw new UsageError(`--since must be a duration (30m, 24h, 7d) or an ISO time; got ${JSON.stringify(text)}`);
+  return ms;
+}
+
+export async function report(argv: string[], out: (line: string) => void): Promise<number> {
+  const { values, positionals } = parseCommand(
+    argv,
+    { journal: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    true,
+  );
+  if (values.help) {
+    out(reportHelp);
+    return 0;
+  }
+  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const sinceMs = values.since === undefined ? undefined : parseSince(values.since, Date.now());
+  const journal = Journal.open(values.journal ?? DEFAULT_JOURNAL_PATH, { mustExist: true });
+  try {
+    const rows = journal.report({ sinceMs });
+    const total = totalOf(rows);
+    const unresolved = journal.unresolvedBatches().length;
+    if (values.json) {
+      out(stringifyJson({ sinceMs: sinceMs ?? null, rows, total, unresolvedBatches: unresolved }));
+      return 0;
+    }
+    if (sinceMs !== undefined) out(`since ${new Date(sinceMs).toISOString()}`);
+    out(formatTable(rows.length ? [...rows, total].map(display) : []));
+    if (unresolved) out(`unresolved batches: ${unresolved} (resolved against the venue when the bot next starts)`);
+    return 0;
+  } finally {
+    journal.close();
+  }
+}
+
+/** A total row: base-unit sizes of different symbols do not add up, so it has none. */
+type Total = Omit<ReportRow, 'buySize' | 'sellSize'>;
+
+/** The sum of `rows` (strategy "total"). */
+function totalOf(rows: readonly ReportRow[]): Total {
+  const sum = (key: keyof ReportRow) => rows.reduce((s, r) => s + (r[key] as number), 0);
+  const ordersPlaced = sum('ordersPlaced');
+  const ordersFilled = sum('ordersFilled');
+  return {
+    strategy: 'total',
+    symbol: '',
+    fills: sum('fills'),
+    volumeUsd: sum('volumeUsd'),
+    feesUsd: sum('feesUsd'),
+    fundingUsd: sum('fundingUsd'),
+    realizedPnlUsd: sum('realizedPnlUsd'),
+    netPnlUsd: sum('netPnlUsd'),
+    ordersPlaced,
+    ordersFilled,
+    fillRatio: ordersPlaced ? ordersFilled / ordersPlaced : null,
+  };
+}
+
+const usd = (n: number) => n.toFixed(4);
+const size = (n: number | undefined) => (n === undefined ? '' : String(Number(n.toPrecision(12))));
+
+function display(r: Total & Partial<ReportRow>): Record<string, string | number> {
+  return {
+    strategy: r.strategy,
+    symbol: r.symbol,
+    fills: r.fills,
+    volumeUsd: usd(r.volumeUsd),
+    buySize: size(r.buySize),
+    sellSize: size(r.sellSize),
+    feesUsd: usd(r.feesUsd),
+    fundingUsd: usd(r.fundingUsd),
+    realizedPnlUsd: usd(r.realizedPnlUsd),
+    netPnlUsd: usd(r.netPnlUsd),
+    ordersPlaced: r.ordersPlaced,
+    ordersFilled: r.ordersFilled,
+    fillRatio: r.fillRatio === null ? '' : `${(r.fillRatio * 100).toFixed(1)}%`,
+  };
+}

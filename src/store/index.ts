@@ -1,0 +1,18 @@
+// The store area's public surface: the journal, its record and row types, its error and the report rows.
+// Invariant: re-exports only; nothing outside src/store needs its internal modules (schema, report building).
+
+export {
+  DEFAULT_JOURNAL_PATH,
+  Journal,
+  type BatchOutcome,
+  type BatchRecord,
+  type BatchResolution,
+  type BatchRow,
+  type FillRecord,
+  type FundingRecord,
+  type JournalOpenOptions,
+  type OrderRecord,
+  type PositionRecord,
+} from './journal.js';
+export { JournalError } from './errors.js';
+export { UNATTRIBUTED, type ReportRow } from './report.js';

@@ -1,0 +1,455 @@
+// The journal: an embedded SQLite file (WAL) of nonce marks, signed batches, order events, fills, positions and funding.
+// Invariants: nonce marks and batches are committed before their call returns (survive kill -9); other rows commit within one event-loop turn.
+
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Side } from '../core/intent.js';
+import type { NonceStore } from '../protocol/nonce.js';
+import { JournalError } from './errors.js';
+import { buildReport, UNATTRIBUTED, type ReportFill, type ReportFunding, type ReportOrder, type ReportRow } from './report.js';
+import { migrate, u64Text } from './schema.js';
+
+/** Where the bot keeps its journal unless configured otherwise (relative to the working directory). */
+export const DEFAULT_JOURNAL_PATH = 'data/perpbot.sqlite';
+
+/** A signed action batch as it goes on the wire. */
+export interface BatchRecord {
+  /** Base58 public key that signed. */
+  readonly signer: string;
+  /** Base58 public key of the traded account. */
+  readonly account: string;
+  /** u64 nonce of the batch; unique per signer. */
+  readonly nonceNs: bigint;
+  /** Endpoint path (`/order`, ...). */
+  readonly path: string;
+  /** The bytes that were signed. */
+  readonly message: Uint8Array;
+  /** Base58 Ed25519 signature. */
+  readonly signature: string;
+  /** The JSON request body text. */
+  readonly body: string;
+  /** Predicted order ids, one per action; null where none applies. */
+  readonly orderIds: readonly (string | null)[];
+  /** Epoch ns when it was journaled. */
+  readonly atNs: bigint;
+}
+
+/** What the venue answered (`unknown`: no answer, e.g. a timeout or a disconnect after send). */
+export type BatchOutcome = 'accepted' | 'rejected' | 'unknown';
+/** What querying the venue later showed about a batch without a definite answer. */
+export type BatchResolution = 'applied' | 'not-applied' | 'uncertain';
+
+export interface BatchRow extends BatchRecord {
+  readonly id: number;
+  readonly outcome: BatchOutcome | null;
+  readonly outcomeDetail: string | null;
+  readonly resolution: BatchResolution | null;
+  readonly resolutionDetail: string | null;
+}
+
+/** One change of an order (the shape of an OrderEvent plus its account). */
+export interface OrderRecord {
+  readonly account: string;
+  readonly strategy: string | undefined;
+  readonly symbol: string;
+  readonly orderId: string;
+  readonly side: Side;
+  /** USD */
+  readonly price: number;
+  /** Base units */
+  readonly size: number;
+  /** Base units */
+  readonly filledSize: number;
+  readonly status: string;
+  readonly reason?: string | undefined;
+  /** Epoch ns when execution learned it. */
+  readonly atNs: bigint;
+}
+
+export interface FillRecord {
+  readonly account: string;
+  /** The strategy that owns the order, when known (the report otherwise looks it up from the order's events). */
+  readonly strategy: string | undefined;
+  readonly symbol: string;
+  readonly orderId: string;
+  readonly side: Side;
+  /** USD */
+  readonly price: number;
+  /** Base units */
+  readonly size: number;
+  /** USD paid; negative for a rebate (the venue's fee sign). */
+  readonly feeUsd: number;
+  readonly maker: boolean;
+  /** The venue's fill timestamp, epoch ns (exact). */
+  readonly timeNs: bigint;
+}
+
+export interface FundingRecord {
+  readonly account: string;
+  readonly symbol: string;
+  /** USD received; negative when paid (the venue's payment sign). */
+  readonly amountUsd: number;
+  /** Fraction per interval. */
+  readonly rate: number;
+  /** The venue's payment timestamp, epoch ns (exact). */
+  readonly timeNs: bigint;
+}
+
+/** A position snapshot of one account and symbol. */
+export interface PositionRecord {
+  readonly account: string;
+  readonly symbol: string;
+  /** Signed base units. */
+  readonly size: number;
+  /** USD */
+  readonly entryPrice: number;
+  readonly realizedPnlUsd: number;
+  readonly unrealizedPnlUsd: number;
+  /** Epoch ms of the snapshot. */
+  readonly atMs: number;
+}
+
+export interface JournalOpenOptions {
+  /** Fail instead of creating a new journal when the file is absent (readers such as `perpbot report`). */
+  readonly mustExist?: boolean;
+}
+
+type Params = Record<string, string | number | bigint | Uint8Array | null>;
+type Write = Database.Statement<[Params]>;
+
+interface BatchSqlRow {
+  id: number;
+  signer: string;
+  account: string;
+  nonceNs: string;
+  path: string;
+  message: Uint8Array;
+  signature: string;
+  body: string;
+  orderIds: string;
+  atNs: string;
+  outcome: BatchOutcome | null;
+  outcomeDetail: string | null;
+  resolution: BatchResolution | null;
+  resolutionDetail: string | null;
+}
+
+const BATCH_COLUMNS = `id, signer, account, nonce_ns AS nonceNs, path, message, signature, body, order_ids AS orderIds, at_ns AS atNs,
+  outcome, outcome_detail AS outcomeDetail, resolution, resolution_detail AS resolutionDetail`;
+
+/** Each order's strategy (any event naming one) and first journal time. */
+const ORDERS = `SELECT account, order_id, MAX(strategy) AS strategy, MAX(symbol) AS symbol, MIN(at_ns) AS first_ns
+  FROM order_events GROUP BY account, order_id`;
+
+function sinceNsText(sinceMs: number | undefined): string {
+  return u64Text(BigInt(sinceMs ?? 0) * 1_000_000n);
+}
+
+/**
+ * One journal file, used from one process at a time for writing (readers such as `perpbot report` may share it).
+ * A buffered row that fails to commit in its event-loop turn throws from the event loop: the journal is broken.
+ */
+export class Journal {
+  /** Per-signer nonce high-water marks; a save is fsynced (synchronous=FULL) before it returns, and a mark never decreases. */
+  readonly nonces: NonceStore;
+  private readonly db: Database.Database;
+  private readonly path: string;
+  private readonly insertBatch: Write;
+  private readonly settle: Database.Statement<[string, string | null, number]>;
+  private readonly resolve: Database.Statement<[string, string, number]>;
+  private readonly insertOrder: Write;
+  private readonly insertFill: Write;
+  private readonly insertFunding: Write;
+  private readonly insertPosition: Write;
+  private readonly commit: (writes: readonly [Write, Params][]) => void;
+  private pending: [Write, Params][] = [];
+  private scheduled: NodeJS.Immediate | undefined;
+
+  private constructor(db: Database.Database, path: string) {
+    this.db = db;
+    this.path = path;
+    const loadNonce = db.prepare<[string], string>('SELECT high_water_ns FROM nonces WHERE signer = ?').pluck();
+    const saveNonce = db.prepare<[string, string]>(
+      `INSERT INTO nonces (signer, high_water_ns) VALUES (?, ?)
+       ON CONFLICT (signer) DO UPDATE SET high_water_ns = MAX(high_water_ns, excluded.high_water_ns)`,
+    );
+    this.nonces = {
+      load: (signer) => {
+        const text = loadNonce.get(signer);
+        return text === undefined ? undefined : BigInt(text);
+      },
+      save: (signer, highWaterNs) => {
+        const text = u64Text(highWaterNs);
+        db.pragma('synchronous = FULL');
+        try {
+          saveNonce.run(signer, text);
+        } finally {
+          db.pragma('synchronous = NORMAL');
+        }
+      },
+    };
+    this.insertBatch = db.prepare(
+      `INSERT INTO batches (signer, account, nonce_ns, path, message, signature, body, order_ids, at_ns)
+       VALUES (@signer, @account, @nonceNs, @path, @message, @signature, @body, @orderIds, @atNs)`,
+    );
+    this.settle = db.prepare('UPDATE batches SET outcome = ?, outcome_detail = ? WHERE id = ?');
+    this.resolve = db.prepare('UPDATE batches SET resolution = ?, resolution_detail = ? WHERE id = ?');
+    this.insertOrder = db.prepare(
+      `INSERT INTO order_events (account, strategy, symbol, order_id, side, price, size, filled_size, status, reason, at_ns)
+       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @filledSize, @status, @reason, @atNs)`,
+    );
+    this.insertFill = db.prepare(
+      `INSERT OR IGNORE INTO fills (account, strategy, symbol, order_id, side, price, size, fee_usd, maker, time_ns)
+       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @feeUsd, @maker, @timeNs)`,
+    );
+    this.insertFunding = db.prepare(
+      `INSERT OR IGNORE INTO funding (account, symbol, amount_usd, rate, time_ns) VALUES (@account, @symbol, @amountUsd, @rate, @timeNs)`,
+    );
+    this.insertPosition = db.prepare(
+      `INSERT INTO positions (account, symbol, size, entry_price, realized_pnl_usd, unrealized_pnl_usd, at_ms)
+       VALUES (@account, @symbol, @size, @entryPrice, @realizedPnlUsd, @unrealizedPnlUsd, @atMs)`,
+    );
+    this.commit = db.transaction((writes: readonly [Write, Params][]) => {
+      for (const [stmt, params] of writes) stmt.run(params);
+    });
+  }
+
+  /**
+   * Opens (creating it and its parent directories unless `mustExist`) and migrates the journal at `path`, in WAL
+   * mode with synchronous=NORMAL. Throws JournalError naming the path when it cannot.
+   */
+  static open(path: string, opts: JournalOpenOptions = {}): Journal {
+    let db: Database.Database | undefined;
+    try {
+      if (!opts.mustExist) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      db = new Database(path, { fileMustExist: opts.mustExist ?? false });
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      if (mode !== 'wal') throw new JournalError(`WAL mode unavailable (journal_mode is ${String(mode)})`);
+      db.pragma('synchronous = NORMAL');
+      migrate(db);
+      return new Journal(db, path);
+    } catch (e) {
+      db?.close();
+      if (opts.mustExist && (e as { code?: unknown }).code === 'SQLITE_CANTOPEN') throw new JournalError(`no journal at ${path}`, { cause: e });
+      throw new JournalError(`cannot open journal ${path}: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
+  /** Commits buffered rows, checkpoints the WAL and closes; later calls do nothing. */
+  close(): void {
+    if (!this.db.open) return;
+    this.flush();
+    this.db.pragma('wal_checkpoint(PASSIVE)');
+    this.db.close();
+  }
+
+  /**
+   * Journals a signed batch, committed before it returns; call it just before the batch is written to the socket.
+   * Returns the row id. Throws JournalError when the signer's nonce was journaled before (a nonce is never reused).
+   */
+  recordBatch(b: BatchRecord): number {
+    try {
+      const r = this.insertBatch.run({
+        signer: b.signer,
+        account: b.account,
+        nonceNs: u64Text(b.nonceNs),
+        path: b.path,
+        message: b.message,
+        signature: b.signature,
+        body: b.body,
+        orderIds: JSON.stringify(b.orderIds),
+        atNs: u64Text(b.atNs),
+      });
+      return Number(r.lastInsertRowid);
+    } catch (e) {
+      if ((e as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new JournalError(`nonce ${b.nonceNs} of signer ${b.signer} is already journaled`, { cause: e });
+      throw e;
+    }
+  }
+
+  /** Records the venue's answer to batch `id` (committed before it returns); throws JournalError for an unknown id. */
+  settleBatch(id: number, outcome: BatchOutcome, detail?: string): void {
+    this.updated(this.settle.run(outcome, detail ?? null, id), id);
+  }
+
+  /** Records what the venue showed about batch `id` (committed before it returns); any resolution ends its unresolved state. */
+  resolveBatch(id: number, resolution: BatchResolution, detail: string): void {
+    this.updated(this.resolve.run(resolution, detail, id), id);
+  }
+
+  /** Batches without a resolution whose outcome is missing (crash between send and answer) or `unknown`, oldest first. */
+  unresolvedBatches(): BatchRow[] {
+    return this.db
+      .prepare<[], BatchSqlRow>(`SELECT ${BATCH_COLUMNS} FROM batches WHERE resolution IS NULL AND (outcome IS NULL OR outcome = 'unknown') ORDER BY id`)
+      .all()
+      .map(batchRow);
+  }
+
+  batch(id: number): BatchRow | undefined {
+    const row = this.db.prepare<[number], BatchSqlRow>(`SELECT ${BATCH_COLUMNS} FROM batches WHERE id = ?`).get(id);
+    return row && batchRow(row);
+  }
+
+  /** Buffers an order state change (committed within this event-loop turn, or by flush()). */
+  recordOrder(e: OrderRecord): void {
+    this.defer(this.insertOrder, {
+      account: e.account,
+      strategy: e.strategy ?? null,
+      symbol: e.symbol,
+      orderId: e.orderId,
+      side: e.side,
+      price: e.price,
+      size: e.size,
+      filledSize: e.filledSize,
+      status: e.status,
+      reason: e.reason ?? null,
+      atNs: u64Text(e.atNs),
+    });
+  }
+
+  /**
+   * Buffers a fill. Idempotent: a fill equal in account, order, timestamp, side, price and size to a journaled one
+   * (a replay after a reconnect) is dropped, so two such fills of one match are kept once.
+   */
+  recordFill(f: FillRecord): void {
+    this.defer(this.insertFill, {
+      account: f.account,
+      strategy: f.strategy ?? null,
+      symbol: f.symbol,
+      orderId: f.orderId,
+      side: f.side,
+      price: f.price,
+      size: f.size,
+      feeUsd: f.feeUsd,
+      maker: f.maker ? 1 : 0,
+      timeNs: u64Text(f.timeNs),
+    });
+  }
+
+  /** Buffers a position snapshot. */
+  recordPosition(p: PositionRecord): void {
+    this.defer(this.insertPosition, {
+      account: p.account,
+      symbol: p.symbol,
+      size: p.size,
+      entryPrice: p.entryPrice,
+      realizedPnlUsd: p.realizedPnlUsd,
+      unrealizedPnlUsd: p.unrealizedPnlUsd,
+      atMs: p.atMs,
+    });
+  }
+
+  /** Buffers a funding payment; idempotent per account, symbol and timestamp. */
+  recordFunding(f: FundingRecord): void {
+    this.defer(this.insertFunding, { account: f.account, symbol: f.symbol, amountUsd: f.amountUsd, rate: f.rate, timeNs: u64Text(f.timeNs) });
+  }
+
+  /** Commits buffered rows now, in one transaction. */
+  flush(): void {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    if (this.pending.length === 0) return;
+    const writes = this.pending;
+    this.pending = [];
+    this.commit(writes);
+  }
+
+  /** Events of one order, oldest first. */
+  orderEvents(account: string, orderId: string): OrderRecord[] {
+    this.flush();
+    return this.db
+      .prepare<[string, string], Omit<OrderRecord, 'strategy' | 'reason' | 'atNs'> & { strategy: string | null; reason: string | null; atNs: string }>(
+        `SELECT account, strategy, symbol, order_id AS orderId, side, price, size, filled_size AS filledSize, status, reason, at_ns AS atNs
+         FROM order_events WHERE account = ? AND order_id = ? ORDER BY id`,
+      )
+      .all(account, orderId)
+      .map((r) => ({ ...r, strategy: r.strategy ?? undefined, reason: r.reason ?? undefined, atNs: BigInt(r.atNs) }));
+  }
+
+  /** Fills at or after `sinceMs`, in time order. */
+  fills(opts: { sinceMs?: number } = {}): FillRecord[] {
+    this.flush();
+    return this.db
+      .prepare<[string], Omit<FillRecord, 'strategy' | 'maker' | 'timeNs'> & { strategy: string | null; maker: number; timeNs: string }>(
+        `SELECT account, strategy, symbol, order_id AS orderId, side, price, size, fee_usd AS feeUsd, maker, time_ns AS timeNs
+         FROM fills WHERE time_ns >= ? ORDER BY time_ns, id`,
+      )
+      .all(sinceNsText(opts.sinceMs))
+      .map((r) => ({ ...r, strategy: r.strategy ?? undefined, maker: r.maker === 1, timeNs: BigInt(r.timeNs) }));
+  }
+
+  /** Funding payments at or after `sinceMs`, in time order. */
+  funding(opts: { sinceMs?: number } = {}): FundingRecord[] {
+    this.flush();
+    return this.db
+      .prepare<[string], Omit<FundingRecord, 'timeNs'> & { timeNs: string }>(
+        'SELECT account, symbol, amount_usd AS amountUsd, rate, time_ns AS timeNs FROM funding WHERE time_ns >= ? ORDER BY time_ns, id',
+      )
+      .all(sinceNsText(opts.sinceMs))
+      .map((r) => ({ ...r, timeNs: BigInt(r.timeNs) }));
+  }
+
+  /** The latest snapshot of each account and symbol, sorted by account then symbol. */
+  positions(): PositionRecord[] {
+    this.flush();
+    return this.db
+      .prepare<[], PositionRecord>(
+        `SELECT p.account, p.symbol, p.size, p.entry_price AS entryPrice, p.realized_pnl_usd AS realizedPnlUsd,
+           p.unrealized_pnl_usd AS unrealizedPnlUsd, p.at_ms AS atMs
+         FROM positions p JOIN (SELECT MAX(id) AS id FROM positions GROUP BY account, symbol) latest ON latest.id = p.id
+         ORDER BY p.account, p.symbol`,
+      )
+      .all();
+  }
+
+  /**
+   * PnL, fees, funding, volume and fill ratio per strategy and symbol for activity at or after `sinceMs` (see
+   * buildReport). A fill without a strategy takes its order's; activity no strategy owns is reported as UNATTRIBUTED.
+   */
+  report(opts: { sinceMs?: number } = {}): ReportRow[] {
+    this.flush();
+    const fills = this.db
+      .prepare<[string], Omit<ReportFill, 'timeNs'> & { timeNs: string }>(
+        `SELECT f.account, COALESCE(f.strategy, o.strategy, ?) AS strategy, f.symbol, f.side, f.price, f.size, f.fee_usd AS feeUsd, f.time_ns AS timeNs
+         FROM fills f LEFT JOIN (${ORDERS}) o ON o.account = f.account AND o.order_id = f.order_id
+         ORDER BY f.time_ns, f.id`,
+      )
+      .all(UNATTRIBUTED)
+      .map((r): ReportFill => ({ ...r, timeNs: BigInt(r.timeNs) }));
+    const funding = this.db
+      .prepare<[], Omit<ReportFunding, 'timeNs'> & { timeNs: string }>('SELECT account, symbol, amount_usd AS amountUsd, time_ns AS timeNs FROM funding ORDER BY time_ns, id')
+      .all()
+      .map((r): ReportFunding => ({ ...r, timeNs: BigInt(r.timeNs) }));
+    const orders = this.db
+      .prepare<[string], Omit<ReportOrder, 'filled' | 'firstNs'> & { filled: number; firstNs: string }>(
+        `SELECT COALESCE(o.strategy, ?) AS strategy, o.symbol, o.first_ns AS firstNs,
+           EXISTS (SELECT 1 FROM fills f WHERE f.account = o.account AND f.order_id = o.order_id) AS filled
+         FROM (${ORDERS}) o`,
+      )
+      .all(UNATTRIBUTED)
+      .map((r): ReportOrder => ({ ...r, firstNs: BigInt(r.firstNs), filled: r.filled === 1 }));
+    return buildReport(fills, funding, orders, opts.sinceMs);
+  }
+
+  private defer(stmt: Write, params: Params): void {
+    if (!this.db.open) throw new JournalError(`journal ${this.path} is closed`);
+    this.pending.push([stmt, params]);
+    this.scheduled ??= setImmediate(() => this.flush());
+  }
+
+  private updated(r: Database.RunResult, id: number): void {
+    if (r.changes === 0) throw new JournalError(`no batch ${id} in journal ${this.path}`);
+  }
+}
+
+function batchRow(r: BatchSqlRow): BatchRow {
+  const { message } = r;
+  return {
+    ...r,
+    nonceNs: BigInt(r.nonceNs),
+    message: new Uint8Array(message.buffer, message.byteOffset, message.byteLength),
+    atNs: BigInt(r.atNs),
+    orderIds: JSON.parse(r.orderIds) as (string | null)[],
+  };
+}

@@ -1,0 +1,105 @@
+// The journal's SQLite schema as ordered migrations, applied by PRAGMA user_version.
+// Invariants: a migration is never edited once released (add a new one); u64 values are 20-digit zero-padded TEXT, so text order is numeric order.
+
+import type { Database } from 'better-sqlite3';
+import { JournalError } from './errors.js';
+
+/** Migration i brings the schema from version i to version i + 1. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE nonces (
+     signer TEXT PRIMARY KEY,
+     high_water_ns TEXT NOT NULL
+   ) STRICT;
+   CREATE TABLE batches (
+     id INTEGER PRIMARY KEY,
+     signer TEXT NOT NULL,
+     account TEXT NOT NULL,
+     nonce_ns TEXT NOT NULL,
+     path TEXT NOT NULL,
+     message BLOB NOT NULL,
+     signature TEXT NOT NULL,
+     body TEXT NOT NULL,
+     order_ids TEXT NOT NULL,
+     at_ns TEXT NOT NULL,
+     outcome TEXT CHECK (outcome IN ('accepted', 'rejected', 'unknown')),
+     outcome_detail TEXT,
+     resolution TEXT CHECK (resolution IN ('applied', 'not-applied', 'uncertain')),
+     resolution_detail TEXT,
+     UNIQUE (signer, nonce_ns)
+   ) STRICT;
+   CREATE INDEX batches_open ON batches (id) WHERE resolution IS NULL AND (outcome IS NULL OR outcome = 'unknown');
+   CREATE TABLE order_events (
+     id INTEGER PRIMARY KEY,
+     account TEXT NOT NULL,
+     strategy TEXT,
+     symbol TEXT NOT NULL,
+     order_id TEXT NOT NULL,
+     side TEXT NOT NULL CHECK (side IN ('buy', 'sell')),
+     price REAL NOT NULL,
+     size REAL NOT NULL,
+     filled_size REAL NOT NULL,
+     status TEXT NOT NULL,
+     reason TEXT,
+     at_ns TEXT NOT NULL
+   ) STRICT;
+   CREATE INDEX order_events_order ON order_events (account, order_id);
+   CREATE TABLE fills (
+     id INTEGER PRIMARY KEY,
+     account TEXT NOT NULL,
+     strategy TEXT,
+     symbol TEXT NOT NULL,
+     order_id TEXT NOT NULL,
+     side TEXT NOT NULL CHECK (side IN ('buy', 'sell')),
+     price REAL NOT NULL,
+     size REAL NOT NULL,
+     fee_usd REAL NOT NULL,
+     maker INTEGER NOT NULL CHECK (maker IN (0, 1)),
+     time_ns TEXT NOT NULL,
+     UNIQUE (account, order_id, time_ns, side, price, size)
+   ) STRICT;
+   CREATE INDEX fills_time ON fills (time_ns);
+   CREATE TABLE funding (
+     id INTEGER PRIMARY KEY,
+     account TEXT NOT NULL,
+     symbol TEXT NOT NULL,
+     amount_usd REAL NOT NULL,
+     rate REAL NOT NULL,
+     time_ns TEXT NOT NULL,
+     UNIQUE (account, symbol, time_ns)
+   ) STRICT;
+   CREATE INDEX funding_time ON funding (time_ns);
+   CREATE TABLE positions (
+     id INTEGER PRIMARY KEY,
+     account TEXT NOT NULL,
+     symbol TEXT NOT NULL,
+     size REAL NOT NULL,
+     entry_price REAL NOT NULL,
+     realized_pnl_usd REAL NOT NULL,
+     unrealized_pnl_usd REAL NOT NULL,
+     at_ms INTEGER NOT NULL
+   ) STRICT;
+   CREATE INDEX positions_latest ON positions (account, symbol, id);`,
+];
+
+/** The schema version this build writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings `db` to SCHEMA_VERSION, each migration in its own transaction; throws JournalError for a journal from a newer build. */
+export function migrate(db: Database): void {
+  const from = db.pragma('user_version', { simple: true }) as number;
+  if (from > SCHEMA_VERSION) throw new JournalError(`schema version ${from} is newer than this build's ${SCHEMA_VERSION}`);
+  for (let v = from; v < SCHEMA_VERSION; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}
+
+const U64_MAX = (1n << 64n) - 1n;
+
+/** A u64 as 20-digit zero-padded text; throws JournalError when `n` is outside 0..2^64-1. */
+export function u64Text(n: bigint): string {
+  if (n < 0n || n > U64_MAX) throw new JournalError(`${n} is not a u64`);
+  return n.toString().padStart(20, '0');
+}
