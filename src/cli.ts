@@ -11,12 +11,18 @@ import { order, orderHelp } from './app/commands/order.js';
 import { watch, watchHelp } from './app/commands/watch.js';
 import { sign, signHelp } from './app/commands/sign.js';
 import { venue, venueHelp } from './app/commands/local-venue.js';
+import { run, runHelp } from './app/commands/run.js';
+import { checkConfig, checkConfigHelp } from './app/commands/check-config.js';
+import { report, reportHelp } from './app/commands/report.js';
 import { UsageError } from './app/args.js';
 import { PerpbotError } from './core/errors.js';
 
 type Command = { run: (argv: string[], out: (line: string) => void) => number | Promise<number>; help: string; summary: string };
 
 const COMMANDS: Record<string, Command> = {
+  run: { run, help: runHelp, summary: 'run the trading daemon (default config/default.yaml)' },
+  'check-config': { run: checkConfig, help: checkConfigHelp, summary: 'validate a daemon config file and its strategies' },
+  report: { run: report, help: reportHelp, summary: 'PnL, fees, funding, volume and fill ratio from the journal' },
   keygen: { run: keygen, help: keygenHelp, summary: 'create a new Ed25519 keypair file' },
   sign: { run: sign, help: signHelp, summary: 'encode and sign a request (v1 or current dialect)' },
   venue: { run: venue, help: venueHelp, summary: 'run the local venue (HTTP + WebSocket + market flow)' },

@@ -15,7 +15,7 @@ import type { Dialect, Network } from '../core/types.js';
 import { Execution, type ExecutionOptions, type StopReport } from '../execution/engine.js';
 import { accountFeeds } from '../execution/feeds.js';
 import type { ExecutionMetrics } from '../execution/metrics.js';
-import { venueQueries } from '../execution/ports.js';
+import { venueQueries, type Submitter } from '../execution/ports.js';
 import type { BookView } from '../market/book.js';
 import { MarketStreams } from '../market/market.js';
 import type { Keypair } from '../protocol/keys.js';
@@ -47,7 +47,10 @@ export interface TradingOptions {
   metrics?: ExecutionMetrics;
   clock?: Clock;
   logger?: Logger;
-  strategyLogger?: StrategyLogger;
+  /** The logger of each strategy instance, and of the strategy host for `undefined` (default: silent). */
+  strategyLogger?: (strategy: string | undefined) => StrategyLogger;
+  /** Wraps the signed-action submitter (the daemon journals every batch before it is sent). */
+  wrapSubmitter?: (inner: Submitter) => Submitter;
   /** How often timed risk rules (loss, disconnection) are re-evaluated, ms. Default 1000. */
   riskEvaluateMs?: number;
 }
@@ -62,6 +65,8 @@ export interface TradingSession {
   readonly risk: RiskEngine;
   readonly execution: Execution;
   readonly markets: ReadonlyMap<string, MarketInfo>;
+  /** The markets the strategies declared. */
+  readonly symbols: readonly string[];
   /** Latest account state, once the account stream delivered it. */
   accountState(): AccountState | undefined;
   /** Stops the strategies, cancels the bot's orders (unless told not to) and closes the connections. */
@@ -134,7 +139,7 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
     account,
     network: opts.network,
     nonces: new NonceSource({ signer: opts.key.publicKey, clock, store: opts.nonceStore }),
-    submitter: http,
+    submitter: opts.wrapSubmitter ? opts.wrapSubmitter(http) : http,
     queries: venueQueries(http),
     risk,
     clock,
@@ -144,7 +149,8 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
     logger,
   });
   const exec = execution;
-  const host = new StrategyHost({ clock, onStopped: (name) => exec.cancelStrategy(name), log: opts.strategyLogger ?? silentStrategyLogger });
+  const strategyLog = opts.strategyLogger ?? (() => silentStrategyLogger);
+  const host = new StrategyHost({ clock, onStopped: (name) => exec.cancelStrategy(name), log: strategyLog(undefined) });
   subscriptions.push(host.intents$.subscribe((h) => exec.submit(h.strategy, h.intent, { arrivalNs: arrivals.of(h.intent) })));
   subscriptions.push(host.routeOrderEvents(exec.events$()));
   await exec.start();
@@ -163,7 +169,7 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
       markets: markets.values(),
       clock,
       scheduler: asyncScheduler,
-      log: opts.strategyLogger ?? silentStrategyLogger,
+      log: strategyLog(s.name),
     });
     host.start({ name: s.name, definition: s.definition, params: s.params, context, symbols: s.symbols });
   }
@@ -178,6 +184,7 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
     risk,
     execution: exec,
     markets,
+    symbols,
     accountState: () => state,
     async stop(stopOpts = {}) {
       clearInterval(evaluate);

@@ -33,6 +33,20 @@ export class ConfigError extends PerpbotError {
   }
 }
 
+/**
+ * Every problem found in one configuration source, reported at once. `key` and `line` are the first
+ * problem's; the message lists them all, one a line.
+ */
+export class ConfigErrors extends ConfigError {
+  readonly problems: readonly ConfigError[];
+
+  constructor(source: string, problems: readonly ConfigError[]) {
+    super(problems[0]?.key ?? source, '', problems[0]?.line);
+    this.problems = problems;
+    this.message = `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${source}:\n${problems.map((p) => `  ${p.message}`).join('\n')}`;
+  }
+}
+
 export class SigningError extends PerpbotError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('SIGNING', message, options);

@@ -56,6 +56,71 @@ function genOf(s: Schema<unknown>): Gen {
   return (x, e) => `if (!${e.ref(ok)}(${x})) return false;`;
 }
 
+/** One validation problem: the field path (dot/bracket form under a root) and what is wrong there. */
+export interface Issue {
+  readonly field: string;
+  readonly message: string;
+}
+
+/** Appends every failure of a value to `out`, each path prefixed with `path`. */
+type Collect = (value: unknown, path: readonly PathPart[], out: Fail[]) => void;
+
+/**
+ * Collectors of the schemas that can report more than one failure (objects, arrays, records and the
+ * wrappers around them). Kept beside the schemas, not on them, so `run` and its hot paths are untouched.
+ */
+const collectors = new WeakMap<Schema<unknown>, Collect>();
+
+function collecting<S extends Schema<unknown>>(s: S, collect: Collect): S {
+  collectors.set(s, collect);
+  return s;
+}
+
+/** Every failure of `s` on `value` (its collector's, or the single one `run` throws); true when none. */
+function collectInto(s: Schema<unknown>, value: unknown, path: readonly PathPart[], out: Fail[]): boolean {
+  const before = out.length;
+  const collect = collectors.get(s);
+  if (collect) collect(value, path, out);
+  else reported(s.run, value, path, out);
+  return out.length === before;
+}
+
+const MISSING_FIELD = 'missing field';
+const UNKNOWN_FIELD = 'unknown field';
+
+/** A failure with `message` at `path`. */
+function failure(path: readonly PathPart[], message: string): Fail {
+  const f = new Fail(message);
+  f.path.push(...path);
+  return f;
+}
+
+/** `check(value)`, or undefined after recording its failure at `path`. */
+function reported<T>(check: (value: unknown) => T, value: unknown, path: readonly PathPart[], out: Fail[]): T | undefined {
+  try {
+    return check(value);
+  } catch (e) {
+    if (!(e instanceof Fail)) throw e;
+    e.path.unshift(...path);
+    out.push(e);
+    return undefined;
+  }
+}
+
+/** Collector of a wrapper whose own check runs after `inner` succeeds (refine, transform, ...): inner's failures, else the wrapper's first. */
+function afterInner(inner: Schema<unknown>, self: Schema<unknown>): Collect {
+  return (v, path, out) => {
+    if (collectInto(inner, v, path, out)) reported(self.run, v, path, out);
+  };
+}
+
+/** Collector of a schema that accepts the values in `skip` as they are and checks the rest with `inner`. */
+function unless(skip: (v: unknown) => boolean, inner: Schema<unknown>): Collect {
+  return (v, path, out) => {
+    if (!skip(v)) collectInto(inner, v, path, out);
+  };
+}
+
 /**
  * A composite schema's `run`: when nothing inside transforms, a compiled predicate (built on first
  * use) accepts valid input without the interpreter; the interpreter `slow` runs only to explain a
@@ -79,7 +144,8 @@ export function setSchemaCompilation(enabled: boolean): void {
 
 const isObjectCode = (x: string) => `typeof ${x} !== 'object' || ${x} === null || Array.isArray(${x})`;
 
-function formatPath(root: string, path: PathPart[]): string {
+/** `root` followed by `path` in dot/bracket form: ('body', ['orders', 1, 'px']) → `body.orders[1].px`. */
+export function formatPath(root: string, path: readonly PathPart[]): string {
   let out = root;
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;
@@ -107,6 +173,23 @@ export function safeParse<T>(s: Schema<T>, value: unknown, root = ''): SafeResul
     if (e instanceof Fail) return { ok: false, error: new ValidationError(formatPath(root, e.path), e.message) };
     throw e;
   }
+}
+
+/**
+ * Every problem of `value` against `s`, empty when `parse` would succeed. Objects report each field and
+ * each unknown key of strict objects, arrays each element, records each entry, recursively; other
+ * combinators (union, tagged, custom, ...) their first failure. The first problem is the one `parse` throws.
+ */
+export function issues(s: Schema<unknown>, value: unknown, root = ''): Issue[] {
+  try {
+    s.run(value);
+    return [];
+  } catch (e) {
+    if (!(e instanceof Fail)) throw e;
+  }
+  const out: Fail[] = [];
+  collectInto(s, value, [], out);
+  return out.map((f) => ({ field: formatPath(root, f.path), message: f.message }));
 }
 
 /** `e` with `part` prefixed to its path when it is a validation failure (composite schemas rethrow it). */
@@ -250,24 +333,27 @@ export function u64(): Schema<bigint> {
 
 export function optional<T>(s: Schema<T>): Schema<T | undefined> {
   const inner = genOf(s);
-  return { run: (v) => (v === undefined ? undefined : s.run(v)), transforms: s.transforms, expected: s.expected, optional: true, gen: (x, e) => `if (${x} !== undefined) {${inner(x, e)}}` };
+  const out: Schema<T | undefined> = { run: (v) => (v === undefined ? undefined : s.run(v)), transforms: s.transforms, expected: s.expected, optional: true, gen: (x, e) => `if (${x} !== undefined) {${inner(x, e)}}` };
+  return collecting(out, unless((v) => v === undefined, s));
 }
 
 export function nullable<T>(s: Schema<T>): Schema<T | null> {
   const inner = genOf(s);
-  return schema(`${s.expected} | null`, (v) => (v === null ? null : s.run(v)), s.transforms, (x, e) => `if (${x} !== null) {${inner(x, e)}}`);
+  const out = schema(`${s.expected} | null`, (v) => (v === null ? null : s.run(v)), s.transforms, (x, e) => `if (${x} !== null) {${inner(x, e)}}`);
+  return collecting(out, unless((v) => v === null, s));
 }
 
 /** Optional and nullable: absent, null or T. */
 export function maybe<T>(s: Schema<T>): Schema<T | null | undefined> {
   const inner = genOf(s);
-  return {
+  const out: Schema<T | null | undefined> = {
     run: (v) => (v === undefined || v === null ? v : s.run(v)),
     transforms: s.transforms,
     expected: s.expected,
     optional: true,
     gen: (x, e) => `if (${x} !== undefined && ${x} !== null) {${inner(x, e)}}`,
   };
+  return collecting(out, unless((v) => v === undefined || v === null, s));
 }
 
 export interface ArrayOptions {
@@ -286,23 +372,31 @@ export function array<T>(item: Schema<T>, opts: ArrayOptions = {}): Schema<T[]> 
       `for (let ${i} = 0; ${i} < ${x}.length; ${i}++) { const ${el} = ${x}[${i}]; ${itemGen(el, e)} }`
     );
   };
-  const slow = (v: unknown): T[] => {
-      if (!Array.isArray(v)) fail(`expected array, got ${describe(v)}`);
-      if (v.length > maxLength) fail(`array longer than ${maxLength}`);
-      if (v.length < minLength) fail(`array shorter than ${minLength}`);
-      const out = item.transforms ? new Array<T>(v.length) : undefined;
-      let i = 0;
-      try {
-        for (; i < v.length; i++) {
-          const r = item.run(v[i]);
-          if (out) out[i] = r;
-        }
-      } catch (e) {
-        throw prefixed(e, i);
+  const shapeOf = (v: unknown): unknown[] => {
+    if (!Array.isArray(v)) fail(`expected array, got ${describe(v)}`);
+    if (v.length > maxLength) fail(`array longer than ${maxLength}`);
+    if (v.length < minLength) fail(`array shorter than ${minLength}`);
+    return v;
+  };
+  const slow = (value: unknown): T[] => {
+    const v = shapeOf(value);
+    const out = item.transforms ? new Array<T>(v.length) : undefined;
+    let i = 0;
+    try {
+      for (; i < v.length; i++) {
+        const r = item.run(v[i]);
+        if (out) out[i] = r;
       }
-      return out ?? (v as T[]);
-    };
-  return schema(`${item.expected}[]`, fastRun(item.transforms, gen, slow), item.transforms, gen);
+    } catch (e) {
+      throw prefixed(e, i);
+    }
+    return out ?? (v as T[]);
+  };
+  const self = schema(`${item.expected}[]`, fastRun(item.transforms, gen, slow), item.transforms, gen);
+  return collecting(self, (value, path, out) => {
+    const v = reported(shapeOf, value, path, out);
+    v?.forEach((x, i) => collectInto(item, x, [...path, i], out));
+  });
 }
 
 type Shape = Record<string, Schema<unknown>>;
@@ -339,14 +433,14 @@ export function object<S extends Shape>(shape: S, opts: ObjectOptions = {}): Sch
   };
   const slow = (v: unknown): ObjectOf<S> => {
     if (!isPlainObject(v)) fail(`expected object, got ${describe(v)}`);
-    if (opts.strict) for (const k in v) if (!known.has(k)) failAt(k, 'unknown field');
+    if (opts.strict) for (const k in v) if (!known.has(k)) failAt(k, UNKNOWN_FIELD);
     const out: Record<string, unknown> | undefined = transforms ? {} : undefined;
     let i = 0;
     try {
       for (; i < keys.length; i++) {
         const s = schemas[i]!;
         const x = v[keys[i]!];
-        if (x === undefined && !s.optional) fail('missing field');
+        if (x === undefined && !s.optional) fail(MISSING_FIELD);
         const r = s.run(x);
         if (out && r !== undefined) out[keys[i]!] = r;
       }
@@ -355,7 +449,20 @@ export function object<S extends Shape>(shape: S, opts: ObjectOptions = {}): Sch
     }
     return (out ?? v) as ObjectOf<S>;
   };
-  return { run: fastRun(transforms, gen, slow), transforms, expected: 'object', shape, gen };
+  const collect: Collect = (v, path, out) => {
+    if (!isPlainObject(v)) {
+      out.push(failure(path, `expected object, got ${describe(v)}`));
+      return;
+    }
+    if (opts.strict) for (const k in v) if (!known.has(k)) out.push(failure([...path, k], UNKNOWN_FIELD));
+    keys.forEach((k, i) => {
+      const s = schemas[i]!;
+      const x = v[k];
+      if (x === undefined && !s.optional) out.push(failure([...path, k], MISSING_FIELD));
+      else collectInto(s, x, [...path, k], out);
+    });
+  };
+  return collecting({ run: fastRun(transforms, gen, slow), transforms, expected: 'object', shape, gen }, collect);
 }
 
 type TupleOf<T extends readonly Schema<unknown>[]> = { [K in keyof T]: Infer<T[K]> };
@@ -398,10 +505,15 @@ export function record<T>(value: Schema<T>, opts: { maxKeys?: number; key?: Sche
       `for (const ${k} of ${ks}) { ${keyGen ? keyGen(k, e) : ''} const ${el} = ${x}[${k}]; ${valueGen(el, e)} }`
     );
   };
-  const slow = (v: unknown): Record<string, T> => {
+  const keysOf = (v: unknown): string[] => {
     if (!isPlainObject(v)) fail(`expected object, got ${describe(v)}`);
     const ks = Object.keys(v);
     if (ks.length > maxKeys) fail(`more than ${maxKeys} keys`);
+    return ks;
+  };
+  const slow = (x: unknown): Record<string, T> => {
+    const ks = keysOf(x);
+    const v = x as Record<string, unknown>;
     const out: Record<string, T> = value.transforms ? {} : (v as Record<string, T>);
     for (const k of ks) {
       if (key) runAt(k, key, k);
@@ -410,7 +522,13 @@ export function record<T>(value: Schema<T>, opts: { maxKeys?: number; key?: Sche
     }
     return out;
   };
-  return schema(`record<${value.expected}>`, fastRun(value.transforms, gen, slow), value.transforms, gen);
+  const self = schema(`record<${value.expected}>`, fastRun(value.transforms, gen, slow), value.transforms, gen);
+  return collecting(self, (v, path, out) => {
+    for (const k of reported(keysOf, v, path, out) ?? []) {
+      if (key) collectInto(key, k, [...path, k], out);
+      collectInto(value, (v as Record<string, unknown>)[k], [...path, k], out);
+    }
+  });
 }
 
 type UnionOf<T extends readonly Schema<unknown>[]> = Infer<T[number]>;
@@ -478,7 +596,7 @@ export function oneKey<S extends Shape>(variants: S): Schema<{ [K in keyof S]: {
 
 /** Adds a check after `s` succeeds; `check` returns an error message or undefined. */
 export function refine<T>(s: Schema<T>, check: (value: T) => string | undefined): Schema<T> {
-  return {
+  const self: Schema<T> = {
     run: (v) => {
       const r = s.run(v);
       const message = check(r);
@@ -489,16 +607,18 @@ export function refine<T>(s: Schema<T>, check: (value: T) => string | undefined)
     expected: s.expected,
     ...(s.optional ? { optional: true } : {}),
   };
+  return collecting(self, afterInner(s, self));
 }
 
 /** Maps the parsed value; the result is a transforming schema. */
 export function transform<T, U>(s: Schema<T>, fn: (value: T) => U): Schema<U> {
-  return {
+  const self: Schema<U> = {
     run: (v) => fn(s.run(v)),
     transforms: true,
     expected: s.expected,
     ...(s.optional ? { optional: true } : {}),
   };
+  return collecting(self, afterInner(s, self));
 }
 
 /** Raises a validation failure from inside a custom schema or `transform` callback. */
@@ -523,7 +643,7 @@ export function tagged<V extends Shape>(key: string, variants: V): Schema<Infer<
       const tag = v[key];
       const s = typeof tag === 'string' ? byTag.get(tag) : undefined;
       if (s) return s.run(v) as Infer<V[keyof V]>;
-      if (tag === undefined) failAt(key, 'missing field');
+      if (tag === undefined) failAt(key, MISSING_FIELD);
       return failAt(key, `expected ${expected}, got ${typeof tag === 'string' ? JSON.stringify(tag.slice(0, 64)) : describe(tag)}`);
     },
     names.some((n) => variants[n]!.transforms),
@@ -533,7 +653,7 @@ export function tagged<V extends Shape>(key: string, variants: V): Schema<Infer<
 
 /** Runs `base`, then `extra` on the same input when `when(parsed)` holds (extra's field paths apply). */
 export function checkedWhen<T>(base: Schema<T>, when: (value: T) => boolean, extra: Schema<unknown>): Schema<T> {
-  return schema(
+  const self = schema(
     base.expected,
     (v) => {
       const parsed = base.run(v);
@@ -542,4 +662,7 @@ export function checkedWhen<T>(base: Schema<T>, when: (value: T) => boolean, ext
     },
     base.transforms,
   );
+  return collecting(self, (v, path, out) => {
+    if (collectInto(base, v, path, out) && when(base.run(v))) collectInto(extra, v, path, out);
+  });
 }

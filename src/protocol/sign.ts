@@ -11,6 +11,10 @@ export interface SignedRequest {
   readonly signature: string;
   /** The request body as JSON text (u64 values exact). */
   readonly bodyText: string;
+  /** Base58 public key that signed it. */
+  readonly signer: string;
+  /** Its nonce, nanoseconds. */
+  readonly nonce: bigint;
 }
 
 /** Encodes and signs one request; throws ValidationError on bad input, SigningError on a key/signer mismatch. */
@@ -18,5 +22,5 @@ export function signRequest(codec: DialectCodec, key: Keypair, input: EncodeInpu
   if (input.signer !== key.publicKey) throw new SigningError(`the key ${key.publicKey} is not the declared signer ${input.signer}`);
   const encoded = codec.encode(input);
   const signature = key.signBase58(encoded.message);
-  return { encoded, signature, bodyText: encoded.bodyText(signature) };
+  return { encoded, signature, bodyText: encoded.bodyText(signature), signer: input.signer, nonce: input.nonce };
 }

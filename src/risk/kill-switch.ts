@@ -77,13 +77,16 @@ export interface KillSwitchHandlers {
   resume(reason: unknown): TradingStateChange;
 }
 
+/** The gate's current state with the reason and time it was set. */
+export function tradingState(gate: RiskGate): TradingStateChange {
+  let out: TradingStateChange | undefined;
+  gate.state$.pipe(take(1)).subscribe((s) => (out = s));
+  return out ?? { state: gate.state, reason: 'unknown', atMs: 0 };
+}
+
 /** The daemon's HTTP endpoints call these (the HTTP layer itself lives in the app). */
 export function killSwitchHandlers(gate: RiskGate): KillSwitchHandlers {
-  const current = (): TradingStateChange => {
-    let out: TradingStateChange | undefined;
-    gate.state$.pipe(take(1)).subscribe((s) => (out = s));
-    return out ?? { state: gate.state, reason: 'unknown', atMs: 0 };
-  };
+  const current = () => tradingState(gate);
   return {
     kill(reason) {
       gate.halt(`kill switch (HTTP): ${cleanReason(reason)}`);

@@ -1,0 +1,35 @@
+// Checks between fields of a daemon config that a schema cannot express (names, references, mode-dependent keys).
+// Invariant: every problem is returned at once, each naming the key path that must change.
+
+import type { Issue } from '../../core/schema.js';
+import type { DaemonConfig } from './schema.js';
+
+/**
+ * Problems of a schema-valid config: account names unique; agentOf names another account that is not
+ * itself an agent; each strategy's account exists; url and wsUrl given when the venue is remote.
+ */
+export function crossFieldIssues(c: DaemonConfig): Issue[] {
+  const out: Issue[] = [];
+  const index = new Map<string, number>();
+  c.accounts.forEach((a, i) => {
+    const first = index.get(a.name);
+    if (first === undefined) index.set(a.name, i);
+    else out.push({ field: `accounts[${i}].name`, message: `duplicate account name ${JSON.stringify(a.name)} (also accounts[${first}])` });
+  });
+  const unknown = (name: string) => `no account named ${JSON.stringify(name)} (accounts: ${[...index.keys()].join(', ')})`;
+  c.accounts.forEach((a, i) => {
+    if (a.agentOf === undefined) return;
+    const field = `accounts[${i}].agentOf`;
+    const principal = index.get(a.agentOf);
+    if (a.agentOf === a.name) out.push({ field, message: 'an account cannot be its own agent' });
+    else if (principal === undefined) out.push({ field, message: unknown(a.agentOf) });
+    else if (c.accounts[principal]!.agentOf !== undefined) out.push({ field, message: `${JSON.stringify(a.agentOf)} is itself an agent; name an account that signs with its own key` });
+  });
+  c.strategies.forEach((s, i) => {
+    if (!index.has(s.account)) out.push({ field: `strategies[${i}].account`, message: unknown(s.account) });
+  });
+  if (c.venue.mode === 'remote') {
+    for (const key of ['url', 'wsUrl'] as const) if (c.venue[key] === undefined) out.push({ field: `venue.${key}`, message: 'required when venue.mode is remote' });
+  }
+  return out;
+}

@@ -1,0 +1,72 @@
+// Reading the daemon config: YAML with environment interpolation, schema, checks between fields, paths, strategies.
+// Invariants: every problem of a file is reported at once (ConfigErrors with key paths and lines) before anything connects; returned paths are absolute.
+
+import { dirname, resolve } from 'node:path';
+import { ConfigError, ConfigErrors, type ValidationError } from '../../core/errors.js';
+import { loadStrategies, StrategyLoadError, type LoadedStrategy } from '../../strategy/loader.js';
+import { readConfigFile, readYamlDocument, validateYaml, type YamlDocument } from '../yaml-config.js';
+import { crossFieldIssues } from './checks.js';
+import { daemonConfigSchema, type DaemonConfig } from './schema.js';
+
+export interface ParseOptions {
+  /** Variables for `${NAME}` interpolation; absent, values are taken as written. */
+  env?: NodeJS.ProcessEnv;
+  /** Directory relative paths start from (the config file's). */
+  baseDir: string;
+}
+
+/** A `module` value naming a file rather than a built-in strategy (built-in names have no slash). */
+function isPath(module: string): boolean {
+  return /[\\/]/.test(module) && !module.startsWith('file:');
+}
+
+function withAbsolutePaths(c: DaemonConfig, baseDir: string): DaemonConfig {
+  return {
+    ...c,
+    journal: { path: resolve(baseDir, c.journal.path) },
+    accounts: c.accounts.map((a) => (a.keyFile === undefined ? a : { ...a, keyFile: resolve(baseDir, a.keyFile) })),
+    strategies: c.strategies.map((s) => (isPath(s.module) ? { ...s, module: resolve(baseDir, s.module) } : s)),
+  };
+}
+
+function read(text: string, source: string, opts: ParseOptions): { doc: YamlDocument; config: DaemonConfig } {
+  const doc = readYamlDocument(text, source, opts.env ? { env: opts.env } : {});
+  const config = validateYaml(doc, daemonConfigSchema, crossFieldIssues);
+  return { doc, config: withAbsolutePaths(config, opts.baseDir) };
+}
+
+/** Parses and validates config `text` (strategies are not loaded); throws ConfigErrors listing every problem. */
+export function parseDaemonConfig(text: string, source: string, opts: ParseOptions): DaemonConfig {
+  return read(text, source, opts).config;
+}
+
+/** Reads and validates the config file at `path` with `${NAME}` taken from `env`; throws ConfigErrors listing every problem. */
+export function loadDaemonConfig(path: string, env: NodeJS.ProcessEnv = process.env): DaemonConfig {
+  return parseDaemonConfig(readConfigFile(path), path, { env, baseDir: dirname(resolve(path)) });
+}
+
+/** The key path and the bare message of a strategy loader problem. */
+function issueOf(e: ConfigError | ValidationError): { field: string; message: string } {
+  const field = e instanceof ConfigError ? e.key : e.field;
+  const prefix = `${field}: `;
+  return { field, message: field && e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message };
+}
+
+/**
+ * loadDaemonConfig, then loads every strategy module and validates its params (nothing is started).
+ * Throws ConfigErrors listing every problem with its line: the file's, else the strategies'.
+ */
+export async function checkDaemonConfig(path: string, env: NodeJS.ProcessEnv = process.env): Promise<{ config: DaemonConfig; strategies: LoadedStrategy[] }> {
+  const baseDir = dirname(resolve(path));
+  const { doc, config } = read(readConfigFile(path), path, { env, baseDir });
+  const specs = config.strategies.map((s) => ({ ...(s.name !== undefined && { name: s.name }), module: s.module, params: s.params }));
+  try {
+    return { config, strategies: await loadStrategies(specs, { root: 'strategies', baseDir }) };
+  } catch (e) {
+    if (!(e instanceof StrategyLoadError)) throw e;
+    throw new ConfigErrors(path, e.problems.map((p) => {
+      const { field, message } = issueOf(p);
+      return doc.problem(field, message);
+    }));
+  }
+}

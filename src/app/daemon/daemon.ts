@@ -1,0 +1,202 @@
+// The daemon's composition root: local venue (optional), journal, accounts, one trading session per account,
+// telemetry and control. Invariants: nothing trades before unresolved batches are resolved; stop() leaves no order.
+
+import type { Logger as PinoLogger } from 'pino';
+import { HttpClient } from '../../client/http.js';
+import { systemClock } from '../../core/clock.js';
+import { Journal } from '../../store/index.js';
+import type { LoadedStrategy } from '../../strategy/loader.js';
+import { onSignal } from '../../risk/index.js';
+import { createMetrics, startControlServer, componentLogger, strategyLogger, type ControlServer } from '../../telemetry/index.js';
+import { startVenue, type Venue } from '../../venue-sim/server/index.js';
+import type { DaemonConfig } from '../config/index.js';
+import { startTrading, type TradingSession } from '../trading.js';
+import { venueOptions } from '../venue-config.js';
+import { loadAccounts, prepareAccounts, type DaemonAccount } from './accounts.js';
+import { control, readiness, statusOf, type SessionEntry } from './control.js';
+import { wireMetrics } from './metrics.js';
+import { journalingSubmitter, recordSession, snapshotAccount } from './recording.js';
+import { resolveUnresolvedBatches } from './resolve.js';
+import { StatusLine } from './status-line.js';
+
+export interface DaemonOptions {
+  config: DaemonConfig;
+  /** The configured strategies, loaded and validated (checkDaemonConfig). */
+  strategies: readonly LoadedStrategy[];
+  logger: PinoLogger;
+  /** Human output: the banner and the status lines. */
+  out: (line: string) => void;
+}
+
+export interface StopSummary {
+  /** Orders the venue still showed open after the cancel deadline, all sessions. */
+  readonly leftOpen: number;
+  readonly timedOut: boolean;
+}
+
+export interface Daemon {
+  readonly venueUrl: string;
+  readonly metricsUrl: string;
+  readiness(): { ready: boolean; reasons: string[] };
+  /** Readiness off, strategies stopped, orders cancelled (shutdown.cancelOrders), journal flushed, all closed. */
+  stop(reason: string): Promise<StopSummary>;
+}
+
+/** Starts everything the config describes; on a start-up failure closes what it opened and rethrows. */
+export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
+  const { config, logger } = opts;
+  const log = componentLogger(logger, 'daemon');
+  const clock = systemClock();
+  const closers: (() => Promise<void> | void)[] = [];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close();
+  };
+  try {
+    let venue: Venue | undefined;
+    if (config.venue.mode === 'local') {
+      const venueLog = componentLogger(logger, 'venue');
+      venue = await startVenue({ port: 0, ...venueOptions(config.venue.local), onInternalError: (e) => venueLog.error({ err: e }, 'local venue internal error') });
+      closers.push(() => venue!.close());
+    }
+    const url = venue?.url ?? config.venue.url!;
+    const wsUrl = venue?.wsUrl ?? config.venue.wsUrl!;
+    const { dialect, network } = config.venue;
+
+    const journal = Journal.open(config.journal.path);
+    closers.push(() => journal.close());
+    const accounts = loadAccounts(config.accounts, (message) => log.warn({}, message));
+    const setupHttp = new HttpClient({ baseUrl: url, dialect, clock });
+    closers.push(() => setupHttp.close());
+    const resolved = await resolveUnresolvedBatches(journal, setupHttp, componentLogger(logger, 'journal'));
+    await prepareAccounts(accounts, { http: setupHttp, dialect, network, nonces: journal.nonces, clock, log });
+
+    const metrics = createMetrics();
+    const sessions: SessionEntry[] = [];
+    closers.push(async () => {
+      for (const s of sessions) await s.session.stop({ cancelOrders: config.shutdown.cancelOrders, deadlineMs: config.shutdown.deadlineMs });
+    });
+    for (const account of accounts) {
+      const mine = config.strategies.flatMap((c, i) => (c.account === account.name ? [opts.strategies[i]!] : []));
+      if (mine.length === 0) continue;
+      sessions.push({ account, session: await startSession(opts, account, mine, { url, wsUrl, journal, metrics }) });
+    }
+    const recordings = sessions.map(({ session }) => recordSession(journal, session, { snapshotEveryMs: 60_000, log: componentLogger(logger, 'journal') }));
+    let ready = true;
+    const unwire = wireMetrics(metrics, sessions, clock, () => readiness(ready, sessions).ready);
+    const disposers = sessions.map(({ session }) => onSignal(session.risk, 'SIGUSR2'));
+
+    const server: ControlServer = await startControlServer({
+      host: config.telemetry.host,
+      port: config.telemetry.port,
+      token: config.telemetry.token,
+      metrics,
+      ready: () => readiness(ready, sessions),
+      status: () => statusOf(sessions, venue ? 'local' : 'remote', url),
+      ...control(sessions),
+      logger: componentLogger(logger, 'control'),
+    });
+    closers.push(() => server.close());
+    const metricsUrl = `${server.url}/metrics`;
+    const status = new StatusLine(sessions, opts.out);
+    const statusTimer = config.telemetry.statusIntervalMs > 0 ? setInterval(() => status.print(), config.telemetry.statusIntervalMs) : undefined;
+
+    banner(opts.out, { venue: venue ? `local venue ${url} (WebSocket ${wsUrl})` : `${url} (WebSocket ${wsUrl})`, dialect, network, accounts, sessions, metricsUrl, journal: config.journal.path });
+    log.info({ venueUrl: url, metricsUrl, sessions: sessions.length, resolvedBatches: resolved }, 'daemon ready');
+
+    let stopping: Promise<StopSummary> | undefined;
+    return {
+      venueUrl: url,
+      metricsUrl,
+      readiness: () => readiness(ready, sessions),
+      stop(reason) {
+        stopping ??= (async () => {
+          ready = false;
+          log.info({ reason }, 'daemon stopping');
+          if (statusTimer) clearInterval(statusTimer);
+          for (const d of disposers) d();
+          let leftOpen = 0;
+          let timedOut = false;
+          for (const { account, session } of sessions) {
+            const report = await session.stop({ cancelOrders: config.shutdown.cancelOrders, deadlineMs: config.shutdown.deadlineMs });
+            leftOpen += report.open.length;
+            timedOut ||= report.timedOut;
+            await snapshotAccount(journal, session).catch((e: Error) => log.warn({ account: account.name, error: e.message }, 'final journal snapshot failed'));
+          }
+          status.print();
+          status.close();
+          for (const r of recordings) r.unsubscribe();
+          unwire();
+          sessions.length = 0;
+          await closeAll();
+          log.info({ leftOpen, timedOut }, 'daemon stopped');
+          return { leftOpen, timedOut };
+        })();
+        return stopping;
+      },
+    };
+  } catch (e) {
+    await closeAll().catch((closeError: Error) => log.warn({ error: closeError.message }, 'cleanup after a failed start failed'));
+    throw e;
+  }
+}
+
+interface SessionDeps {
+  url: string;
+  wsUrl: string;
+  journal: Journal;
+  metrics: ReturnType<typeof createMetrics>;
+}
+
+function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: LoadedStrategy[], deps: SessionDeps): Promise<TradingSession> {
+  const { config, logger } = opts;
+  const clock = systemClock();
+  const sessionLog = logger.child({ account: account.name });
+  return startTrading({
+    url: deps.url,
+    wsUrl: deps.wsUrl,
+    dialect: config.venue.dialect,
+    network: config.venue.network,
+    key: account.key,
+    account: account.account,
+    nonceStore: deps.journal.nonces,
+    strategies,
+    risk: config.risk,
+    http: {
+      rateLimit: { perSecond: config.http.ordersPerSecond, burst: config.http.ordersBurst },
+      cancelRateLimit: { perSecond: config.http.cancelsPerSecond, burst: config.http.cancelsBurst },
+      timeoutMs: config.http.timeoutMs,
+    },
+    execution: {
+      maxBatchItems: config.execution.maxBatchItems,
+      flush: config.execution.flushDelayMs === 0 ? 'microtask' : { delayMs: config.execution.flushDelayMs },
+      reconcile: { unknownOrders: config.execution.unknownOrders },
+    },
+    metrics: deps.metrics,
+    clock,
+    logger: componentLogger(sessionLog, 'execution'),
+    strategyLogger: (name) => (name === undefined ? componentLogger(sessionLog, 'strategy-host') : strategyLogger(sessionLog, name)),
+    wrapSubmitter: (inner) => journalingSubmitter(deps.journal, account.account, clock, inner),
+  });
+}
+
+interface BannerFacts {
+  venue: string;
+  dialect: string;
+  network: string;
+  accounts: readonly DaemonAccount[];
+  sessions: readonly SessionEntry[];
+  metricsUrl: string;
+  journal: string;
+}
+
+function banner(out: (line: string) => void, f: BannerFacts): void {
+  out('perpbot daemon running');
+  out(`  venue     ${f.venue}, dialect ${f.dialect}, network ${f.network}`);
+  for (const a of f.accounts) out(`  account   ${a.name} ${a.account}${a.agentOf === undefined ? '' : ` (agent key ${a.key.publicKey} of ${a.agentOf})`}`);
+  for (const { account, session } of f.sessions) {
+    for (const s of session.host.snapshot()) out(`  strategy  ${s.name} on ${account.name} (${s.state})`);
+  }
+  out(`  metrics   ${f.metricsUrl}`);
+  out(`  journal   ${f.journal}`);
+  out('  stop with Ctrl-C (SIGINT) or SIGTERM: orders are cancelled first');
+}

@@ -1,0 +1,97 @@
+// Feeds the journal from a trading session: each signed batch before it is sent, order events, fills, position
+// snapshots and funding payments. Invariant: a batch row is committed before its bytes reach the socket.
+
+import { interval, type Subscription } from 'rxjs';
+import type { Clock } from '../../core/clock.js';
+import type { Submitter } from '../../execution/ports.js';
+import type { Journal } from '../../store/index.js';
+import type { TradingSession } from '../trading.js';
+
+const NS_PER_MS = 1_000_000n;
+/** Order id → strategy entries kept for attributing fills that arrive after the order left the tracker. */
+const OWNER_MEMORY = 100_000;
+
+/** Journals each batch (committed) before handing it to `inner`, and its outcome after. */
+export function journalingSubmitter(journal: Journal, account: string, clock: Clock, inner: Submitter): Submitter {
+  return {
+    async submit(request, hooks) {
+      const id = journal.recordBatch({
+        signer: request.signer,
+        account,
+        nonceNs: request.nonce,
+        path: request.encoded.path,
+        message: request.encoded.message,
+        signature: request.signature,
+        body: request.bodyText,
+        orderIds: request.encoded.orderIds,
+        atNs: clock.nowNs(),
+      });
+      const outcome = await inner.submit(request, hooks);
+      journal.settleBatch(id, outcome.outcome, outcome.outcome === 'accepted' ? undefined : outcome.reason);
+      return outcome;
+    },
+  };
+}
+
+export interface RecordingOptions {
+  /** Position snapshots and funding queries, ms. */
+  snapshotEveryMs: number;
+  log: { warn(fields: object, message: string): void };
+}
+
+/** Records the session's order events, fills, positions and funding until the returned subscription ends. */
+export function recordSession(journal: Journal, session: TradingSession, opts: RecordingOptions): Subscription {
+  const account = session.account;
+  const owners = new Map<string, string>();
+  const subscription = session.execution.events$().subscribe((e) => {
+    if (!owners.has(e.orderId)) {
+      owners.set(e.orderId, e.strategy);
+      if (owners.size > OWNER_MEMORY) owners.delete(owners.keys().next().value!);
+    }
+    journal.recordOrder({
+      account,
+      strategy: e.strategy,
+      symbol: e.symbol,
+      orderId: e.orderId,
+      side: e.side,
+      price: e.price,
+      size: e.size,
+      filledSize: e.filledSize,
+      status: e.status,
+      reason: e.reason,
+      atNs: BigInt(e.timeMs) * NS_PER_MS,
+    });
+  });
+  subscription.add(
+    session.accounts.fills$(account).subscribe((f) => {
+      journal.recordFill({
+        account,
+        strategy: owners.get(f.orderId) ?? session.execution.order(f.orderId)?.strategy,
+        symbol: f.symbol,
+        orderId: f.orderId,
+        side: f.isBuy ? 'buy' : 'sell',
+        price: f.price,
+        size: f.size,
+        feeUsd: f.fee,
+        maker: f.maker,
+        timeNs: f.timestamp,
+      });
+    }),
+  );
+  const snapshot = () => snapshotAccount(journal, session).catch((e: Error) => opts.log.warn({ error: e.message }, 'journal snapshot failed'));
+  subscription.add(interval(opts.snapshotEveryMs).subscribe(() => void snapshot()));
+  return subscription;
+}
+
+/** Writes the current positions and any new funding payments of the session's account. */
+export async function snapshotAccount(journal: Journal, session: TradingSession): Promise<void> {
+  const account = session.account;
+  const atMs = Date.now();
+  for (const p of session.accountState()?.positions.values() ?? []) {
+    journal.recordPosition({ account, symbol: p.symbol, size: p.size, entryPrice: p.price, realizedPnlUsd: p.realizedPnl, unrealizedPnlUsd: p.unrealizedPnl ?? 0, atMs });
+  }
+  for (const row of await session.http.account('fundingHistory', account)) {
+    const f = row.fundingPayment;
+    journal.recordFunding({ account, symbol: f.symbol, amountUsd: f.payment, rate: f.fundingRate, timeNs: f.timestamp });
+  }
+}
