@@ -621,6 +621,11 @@ export function transform<T, U>(s: Schema<T>, fn: (value: T) => U): Schema<U> {
   return collecting(self, afterInner(s, self));
 }
 
+/** `s`, or `value` when the field is absent (an optional schema whose parsed type always has a value). */
+export function withDefault<T>(s: Schema<T>, value: T): Schema<T> {
+  return transform(optional(s), (v) => (v === undefined ? value : v));
+}
+
 /** Raises a validation failure from inside a custom schema or `transform` callback. */
 export function invalid(message: string): never {
   fail(message);

@@ -6,7 +6,7 @@ import type { AccountOrder, AccountPosition, AccountState } from '../account/sta
 import type { Clock } from '../core/clock.js';
 import { StrategyError } from '../core/errors.js';
 import type { DataStamp, Intent, OrderEvent } from '../core/intent.js';
-import { optional, transform, type Schema } from '../core/schema.js';
+import type { Schema } from '../core/schema.js';
 import type { BookView, Level } from '../market/book.js';
 import type { FillUpdate, Ticker, Trade } from '../protocol/v1/stream.js';
 
@@ -14,6 +14,7 @@ export type { DataStamp, Intent, LocalOrderStatus, OrderEvent, OrderRef, OrderSp
 export { TERMINAL_STATUSES } from '../core/intent.js';
 export type { TimeInForce } from '../core/types.js';
 export { symbolSchema } from '../core/types.js';
+export { withDefault } from '../core/schema.js';
 export type { Clock } from '../core/clock.js';
 export type { AccountOrder, AccountPosition, AccountState, BookView, FillUpdate, Level, Ticker, Trade };
 export type { Infer, Schema } from '../core/schema.js';
@@ -169,10 +170,6 @@ export function isStrategyDefinition(value: unknown): value is StrategyDefinitio
   return v[STRATEGY_BRAND] === 1 && typeof v.create === 'function' && typeof v.params?.run === 'function';
 }
 
-/** `s`, or `value` when the field is absent (an optional schema whose parsed type always has a value). */
-export function withDefault<T>(s: Schema<T>, value: T): Schema<T> {
-  return transform(optional(s), (v) => (v === undefined ? value : v));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Helpers (pure)

@@ -6,7 +6,8 @@ import type { DaemonConfig } from './schema.js';
 
 /**
  * Problems of a schema-valid config: account names unique; agentOf names another account that is not
- * itself an agent; each strategy's account exists; url and wsUrl given when the venue is remote.
+ * itself an agent; each strategy's account exists; the strategies of one venue account run under one
+ * config account (its own key or one agent); url and wsUrl given when the venue is remote.
  */
 export function crossFieldIssues(c: DaemonConfig): Issue[] {
   const out: Issue[] = [];
@@ -25,8 +26,19 @@ export function crossFieldIssues(c: DaemonConfig): Issue[] {
     else if (principal === undefined) out.push({ field, message: unknown(a.agentOf) });
     else if (c.accounts[principal]!.agentOf !== undefined) out.push({ field, message: `${JSON.stringify(a.agentOf)} is itself an agent; name an account that signs with its own key` });
   });
+  const traders = new Map<string, string>();
   c.strategies.forEach((s, i) => {
-    if (!index.has(s.account)) out.push({ field: `strategies[${i}].account`, message: unknown(s.account) });
+    const at = index.get(s.account);
+    if (at === undefined) return void out.push({ field: `strategies[${i}].account`, message: unknown(s.account) });
+    const venueAccount = c.accounts[at]!.agentOf ?? s.account;
+    const other = traders.get(venueAccount);
+    if (other === undefined) traders.set(venueAccount, s.account);
+    else if (other !== s.account) {
+      out.push({
+        field: `strategies[${i}].account`,
+        message: `${JSON.stringify(s.account)} and ${JSON.stringify(other)} trade the same venue account (${JSON.stringify(venueAccount)}); give its strategies to one of them (each would cancel the other's orders as unknown)`,
+      });
+    }
   });
   if (c.venue.mode === 'remote') {
     for (const key of ['url', 'wsUrl'] as const) if (c.venue[key] === undefined) out.push({ field: `venue.${key}`, message: 'required when venue.mode is remote' });

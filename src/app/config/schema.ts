@@ -14,6 +14,7 @@ import {
   refine,
   string,
   transform,
+  withDefault,
   type Infer,
   type Schema,
 } from '../../core/schema.js';
@@ -21,7 +22,6 @@ import { ValidationError } from '../../core/errors.js';
 import { DIALECTS, NETWORKS, symbolSchema, type Dialect, type Network } from '../../core/types.js';
 import { Keypair } from '../../protocol/keys.js';
 import { riskConfigInputSchema, type RiskConfigInput } from '../../risk/config.js';
-import { withDefault } from '../../strategy/api.js';
 import { venueConfigSchema, type VenueConfig } from '../venue-config.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,14 @@ async function bannerOf(d: DaemonProcess): Promise<{ base: string; account: stri
   return { base: base!, account: account! };
 }
 
+/** Runs the Dockerfile's HEALTHCHECK command (exec form) against `port`; returns its exit status. */
+function dockerHealthcheck(port: string): number | null {
+  const line = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').match(/HEALTHCHECK[^\n]*\\\n\s*CMD (\[.*\])/)![1]!;
+  const [command, ...args] = (JSON.parse(line) as string[]).map((a) => a.replace('127.0.0.1:9464', `127.0.0.1:${port}`));
+  expect(command).toBe('node');
+  return spawnSync(process.execPath, args, { timeout: 10_000 }).status;
+}
+
 /** Waits until /metrics shows the bot quoting: orders accepted and resting. */
 async function untilQuoting(base: string): Promise<string> {
   const deadline = Date.now() + 30_000;
@@ -47,6 +56,7 @@ describe('perpbot run (end to end, child process)', () => {
     const { base, account } = await bannerOf(d);
     await waitForStatus(`${base}/readyz`, 200);
     expect((await fetch(`${base}/livez`)).status).toBe(200);
+    expect(dockerHealthcheck(new URL(base).port)).toBe(0);
 
     const text = await untilQuoting(base);
     expect(sample(text, 'perpbot_book_updates_total', { symbol: 'BTC-USD' })).toBeGreaterThan(0);
@@ -72,6 +82,7 @@ describe('perpbot run (end to end, child process)', () => {
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
     expect(d.stdout.join('\n')).toMatch(/status main: .*orders 0 open/);
+    expect(dockerHealthcheck(new URL(base).port)).toBe(1);
 
     const journal = Journal.open(join(dataDir, 'perpbot.sqlite'));
     try {

@@ -121,6 +121,25 @@ describe('daemon config: checks between fields', () => {
     ]);
   });
 
+  it('refuses strategies of one venue account under two config accounts (the owner and its agent)', async () => {
+    const e = await errorsOf(() =>
+      parse([
+        'accounts:', //                                       1
+        '  - {name: main, keyFile: a.key}', //                2
+        '  - {name: bot, keyFile: b.key, agentOf: main}', //  3
+        '  - {name: other, keyFile: c.key}', //              4
+        'strategies:', //                                     5
+        '  - {name: a, module: market-maker, account: bot}', // 6
+        '  - {name: b, module: market-maker, account: other}', // 7
+        '  - {name: c, module: market-maker, account: main}', // 8
+        '  - {name: d, module: market-maker, account: bot}', // 9
+      ]),
+    );
+    expect(e.message.split('\n').slice(1)).toEqual([
+      '  strategies[2].account (line 8): "main" and "bot" trade the same venue account ("main"); give its strategies to one of them (each would cancel the other\'s orders as unknown)',
+    ]);
+  });
+
   it('needs exactly one of keyFile and secretKey per account, and keyFile for createKey', async () => {
     const e = await errorsOf(() =>
       parse(

@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkDaemonConfig } from '../../../src/app/config/index.js';
+import { placeAction } from '../../../src/app/commands/actions.js';
+import { startDaemon, type Daemon } from '../../../src/app/daemon/daemon.js';
+import { HttpClient } from '../../../src/client/http.js';
+import { base58Encode } from '../../../src/protocol/base58.js';
+import { codecFor } from '../../../src/protocol/codecs.js';
+import { Keypair } from '../../../src/protocol/keys.js';
+import { signRequest } from '../../../src/protocol/sign.js';
+import { Journal } from '../../../src/store/index.js';
+import { createLogger } from '../../../src/telemetry/index.js';
+import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
+
+const cleanup: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+/** Resolves once `check` holds (polled on a short timer; bounded). */
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function config(dir: string, venue: Venue): string {
+  const path = join(dir, 'daemon.yaml');
+  writeFileSync(
+    path,
+    [
+      'venue:',
+      `  mode: remote`,
+      `  url: ${venue.url}`,
+      `  wsUrl: ${venue.wsUrl}`,
+      'accounts:',
+      '  - name: main',
+      '    secretKey: ${MAIN_SECRET}',
+      '    faucetUsd: 50000',
+      '  - name: bot',
+      '    keyFile: keys/bot.json',
+      '    createKey: true',
+      '    agentOf: main',
+      '    leverage: {ETH-USD: 3}',
+      '  - name: other',
+      '    keyFile: keys/other.json',
+      '    createKey: true',
+      '    faucetUsd: 50000',
+      'strategies:',
+      '  - name: mm-btc',
+      '    module: market-maker',
+      '    account: bot',
+      '    params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01, minIntervalMs: 100}',
+      '  - name: mm-eth',
+      '    module: market-maker',
+      '    account: bot',
+      '    params: {symbol: ETH-USD, size: 0.01, maxPosition: 0.1, minIntervalMs: 100}',
+      '  - name: mm-sol',
+      '    module: market-maker',
+      '    account: other',
+      '    params: {symbol: SOL-USD, size: 1, maxPosition: 10, minIntervalMs: 100}',
+      'journal: {path: journal.sqlite}',
+      'telemetry: {port: 0, statusIntervalMs: 0}',
+      'shutdown: {deadlineMs: 5000}',
+      '',
+    ].join('\n'),
+  );
+  return path;
+}
+
+describe('daemon (in process, against a local venue)', () => {
+  it('runs several accounts (an owner key, its agent, another key) and strategies; resolves unanswered batches first', async () => {
+    const venue = await startVenue({ seed: 3 });
+    cleanup.push(() => venue.close());
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-daemon-'));
+    const main = Keypair.fromBytes(randomBytes(32));
+    const secret = base58Encode(Uint8Array.from(JSON.parse(main.keyFileText()) as number[]));
+
+    // A batch the last run signed and sent but never saw answered, and one it signed and never sent.
+    venue.engine.faucet(main.publicKey, 10_000);
+    const http = new HttpClient({ baseUrl: venue.url, dialect: 'v1' });
+    cleanup.push(() => http.close());
+    const signedOrder = (price: number, nonce: bigint) =>
+      signRequest(codecFor('v1'), main, {
+        actions: placeAction('v1', { symbol: 'BTC-USD', isBuy: true, size: 0.001, price, tif: 'GTC', reduceOnly: false, cloid: undefined }),
+        account: main.publicKey,
+        signer: main.publicKey,
+        nonce,
+        network: 'testnet',
+        mode: 'raw',
+      });
+    const nowNs = BigInt(Date.now()) * 1_000_000n;
+    const sent = signedOrder(50_000, nowNs);
+    const unsent = signedOrder(50_100, nowNs + 1n);
+    expect((await http.submit(sent)).outcome).toBe('accepted');
+    const leftover = sent.encoded.orderIds[0]!;
+    expect(venue.engine.openOrders(main.publicKey).map((o) => o.orderId)).toEqual([leftover]);
+    const journal = Journal.open(join(dir, 'journal.sqlite'));
+    const record = (r: typeof sent) =>
+      journal.recordBatch({ signer: r.signer, account: main.publicKey, nonceNs: r.nonce, path: r.encoded.path, message: r.encoded.message, signature: r.signature, body: r.bodyText, orderIds: r.encoded.orderIds, atNs: r.nonce });
+    const sentId = record(sent);
+    const unsentId = record(unsent);
+    journal.close();
+
+    const logs: string[] = [];
+    const out: string[] = [];
+    const { config: cfg, strategies } = await checkDaemonConfig(config(dir, venue), { MAIN_SECRET: secret });
+    let daemon: Daemon | undefined = await startDaemon({ config: cfg, strategies, logger: createLogger({ level: 'info', destination: { write: (l: string) => void logs.push(l) } }), out: (l) => out.push(l) });
+    cleanup.push(() => daemon?.stop('test cleanup'));
+
+    const base = daemon.metricsUrl.replace(/\/metrics$/, '');
+    await until(async () => (await fetch(`${base}/readyz`)).status === 200, 'readiness');
+    const agent = Keypair.fromFile(join(dir, 'keys/bot.json'));
+    expect(venue.engine.isAuthorized(main.publicKey, agent.publicKey)).toBe(true);
+    const symbolsOf = (account: string) => new Set(venue.engine.openOrders(account).map((o) => o.symbol));
+    await until(() => symbolsOf(main.publicKey).size === 2, 'quotes in BTC-USD and ETH-USD on the main account');
+    const other = Keypair.fromFile(join(dir, 'keys/other.json'));
+    await until(() => symbolsOf(other.publicKey).has('SOL-USD'), 'quotes in SOL-USD on the other account');
+    // Reconciliation cancelled the order the daemon did not place.
+    expect(venue.engine.openOrders(main.publicKey).map((o) => o.orderId)).not.toContain(leftover);
+
+    const status = (await (await fetch(`${base}/status`)).json()) as { accounts: { name: string; account: string; signer: string; strategies: { name: string; state: string }[] }[] };
+    expect(status.accounts.map((a) => [a.name, a.account, a.signer, a.strategies.map((s) => `${s.name}:${s.state}`).join(',')])).toEqual([
+      ['bot', main.publicKey, agent.publicKey, 'mm-btc:running,mm-eth:running'],
+      ['other', other.publicKey, other.publicKey, 'mm-sol:running'],
+    ]);
+    expect(out.join('\n')).toMatch(new RegExp(`account\\s+bot ${main.publicKey} \\(agent key ${agent.publicKey} of main\\)`));
+
+    const summary = await daemon.stop('test');
+    daemon = undefined;
+    expect(summary).toEqual({ leftOpen: 0, timedOut: false });
+    expect(venue.engine.openOrders(main.publicKey)).toEqual([]);
+    expect(venue.engine.openOrders(other.publicKey)).toEqual([]);
+
+    const after = Journal.open(join(dir, 'journal.sqlite'));
+    try {
+      expect(after.batch(sentId)).toMatchObject({ resolution: 'applied' });
+      expect(after.batch(unsentId)).toMatchObject({ resolution: 'not-applied' });
+      expect(after.unresolvedBatches()).toEqual([]);
+      const rows = after.report();
+      expect(rows.map((r) => `${r.strategy}/${r.symbol}`).sort()).toEqual(['mm-btc/BTC-USD', 'mm-eth/ETH-USD', 'mm-sol/SOL-USD']);
+      for (const r of rows) expect(r.ordersPlaced).toBeGreaterThan(0);
+    } finally {
+      after.close();
+    }
+
+    const text = logs.join('');
+    expect(text).toMatch(/"component":"execution"/);
+    expect(text).toMatch(/"strategy":"mm-sol"/);
+    expect(text).toMatch(/"account":"bot"/);
+    for (const leak of [secret, main.keyFileText().trim()]) expect(text + out.join('\n')).not.toContain(leak);
+  }, 60_000);
+});
