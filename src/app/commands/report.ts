@@ -4,12 +4,14 @@
 import { stringifyJson } from '../../core/json.js';
 import { DEFAULT_JOURNAL_PATH, Journal, UNATTRIBUTED, type ReportRow } from '../../store/index.js';
 import { parseCommand, UsageError } from '../args.js';
+import { loadDaemonConfig } from '../config/index.js';
 import { formatTable } from './table.js';
 
-export const reportHelp = `perpbot report [--journal PATH] [--since DURATION|ISO-TIME] [--json]
+export const reportHelp = `perpbot report [--journal PATH | --config FILE] [--since DURATION|ISO-TIME] [--json]
 
 Summarizes the journal: one row per strategy and symbol, and a total.
   --journal PATH   the journal file (default ${DEFAULT_JOURNAL_PATH})
+  --config FILE    the journal of this daemon config (its journal.path)
   --since WHEN     only activity since WHEN: a duration back from now (90s, 30m, 24h, 7d)
                    or an ISO time (2026-11-01T00:00:00Z)
   --json           print {sinceMs, rows, total, unresolvedBatches} as JSON
@@ -33,7 +35,7 @@ export function parseSince(text: string, nowMs: number): number {
 export async function report(argv: string[], out: (line: string) => void): Promise<number> {
   const { values, positionals } = parseCommand(
     argv,
-    { journal: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    { journal: { type: 'string' }, config: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     true,
   );
   if (values.help) {
@@ -42,7 +44,9 @@ export async function report(argv: string[], out: (line: string) => void): Promi
   }
   if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const sinceMs = values.since === undefined ? undefined : parseSince(values.since, Date.now());
-  const journal = Journal.open(values.journal ?? DEFAULT_JOURNAL_PATH, { mustExist: true });
+  if (values.journal !== undefined && values.config !== undefined) throw new UsageError('give --journal or --config, not both');
+  const path = values.journal ?? (values.config === undefined ? DEFAULT_JOURNAL_PATH : loadDaemonConfig(values.config).journal.path);
+  const journal = Journal.open(path, { mustExist: true });
   try {
     const rows = journal.report({ sinceMs });
     const total = totalOf(rows);

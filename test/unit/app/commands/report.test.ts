@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../../src/app/args.js';
 import { parseSince, report } from '../../../../src/app/commands/report.js';
@@ -80,6 +80,16 @@ describe('perpbot report', () => {
     } finally {
       writer.close();
     }
+  });
+
+  it('--config reads the journal named by a daemon config (journal.path, relative to the config file)', async () => {
+    const path = scriptedJournal();
+    const config = join(dirname(path), 'daemon.yaml');
+    writeFileSync(config, ['accounts: [{name: main, keyFile: main.key}]', 'strategies: [{module: market-maker}]', 'journal: {path: perpbot.sqlite}', ''].join('\n'));
+    const { status, lines } = await run(['--config', config, '--json']);
+    expect(status).toBe(0);
+    expect((JSON.parse(lines.join('')) as { rows: { strategy: string }[] }).rows.map((r) => r.strategy)).toEqual(['mm']);
+    await expect(run(['--config', config, '--journal', path])).rejects.toThrow(UsageError);
   });
 
   it('prints (none) for an empty window', async () => {
