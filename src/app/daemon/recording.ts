@@ -48,19 +48,7 @@ export function recordSession(journal: Journal, session: TradingSession, opts: R
       owners.set(e.orderId, e.strategy);
       if (owners.size > OWNER_MEMORY) owners.delete(owners.keys().next().value!);
     }
-    journal.recordOrder({
-      account,
-      strategy: e.strategy,
-      symbol: e.symbol,
-      orderId: e.orderId,
-      side: e.side,
-      price: e.price,
-      size: e.size,
-      filledSize: e.filledSize,
-      status: e.status,
-      reason: e.reason,
-      atNs: BigInt(e.timeMs) * NS_PER_MS,
-    });
+    journal.recordOrder({ ...e, account, atNs: BigInt(e.timeMs) * NS_PER_MS });
   });
   subscription.add(
     session.accounts.fills$(account).subscribe((f) => {
