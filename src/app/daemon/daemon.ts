@@ -51,6 +51,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const closeAll = async () => {
     for (const close of closers.reverse()) await close();
   };
+  const accounts = loadAccounts(config.accounts, (message) => log.warn({}, message));
   try {
     let venue: Venue | undefined;
     if (config.venue.mode === 'local') {
@@ -64,7 +65,6 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
 
     const journal = Journal.open(config.journal.path);
     closers.push(() => journal.close());
-    const accounts = loadAccounts(config.accounts, (message) => log.warn({}, message));
     const setupHttp = new HttpClient({ baseUrl: url, dialect, clock });
     closers.push(() => setupHttp.close());
     const resolved = await resolveUnresolvedBatches(journal, setupHttp, componentLogger(logger, 'journal'));
