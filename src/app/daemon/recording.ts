@@ -8,8 +8,6 @@ import type { Journal } from '../../store/index.js';
 import type { TradingSession } from '../trading.js';
 
 const NS_PER_MS = 1_000_000n;
-/** Order id → strategy entries kept for attributing fills that arrive after the order left the tracker. */
-const OWNER_MEMORY = 100_000;
 
 /** Journals each batch (committed) before handing it to `inner`, and its outcome after. */
 export function journalingSubmitter(journal: Journal, account: string, clock: Clock, inner: Submitter): Submitter {
@@ -42,19 +40,15 @@ export interface RecordingOptions {
 /** Records the session's order events, fills, positions and funding until the returned subscription ends. */
 export function recordSession(journal: Journal, session: TradingSession, opts: RecordingOptions): Subscription {
   const account = session.account;
-  const owners = new Map<string, string>();
   const subscription = session.execution.events$().subscribe((e) => {
-    if (!owners.has(e.orderId)) {
-      owners.set(e.orderId, e.strategy);
-      if (owners.size > OWNER_MEMORY) owners.delete(owners.keys().next().value!);
-    }
     journal.recordOrder({ ...e, account, atNs: BigInt(e.timeMs) * NS_PER_MS });
   });
   subscription.add(
     session.accounts.fills$(account).subscribe((f) => {
       journal.recordFill({
         account,
-        strategy: owners.get(f.orderId) ?? session.execution.order(f.orderId)?.strategy,
+        // Past the tracker's memory the journal attributes the fill from the order's recorded events.
+        strategy: session.execution.order(f.orderId)?.strategy,
         symbol: f.symbol,
         orderId: f.orderId,
         side: f.isBuy ? 'buy' : 'sell',
