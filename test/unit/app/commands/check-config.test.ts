@@ -28,7 +28,7 @@ describe('perpbot check-config', () => {
         'venue: {mode: remote, url: "https://venue.example/api/v1", wsUrl: "wss://venue.example/ws", dialect: current}',
         'accounts: [{name: a, keyFile: a.key}, {name: b, keyFile: b.key, agentOf: a}]',
         'strategies:',
-        '  - {name: one, module: market-maker, params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01}}',
+        '  - {name: one, module: market-maker, account: b, params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01}}',
         '  - {name: two, module: market-maker, account: b, params: {symbol: ETH-USD, size: 0.01, maxPosition: 0.1}}',
       ].join('\n'),
     );
