@@ -1,5 +1,7 @@
-// Shared benchmark helpers: timing loops, medians over several runs, one JSON line per metric.
+// Shared benchmark helpers: timing loops, medians over several runs, heap allocation, one JSON line per metric.
 // Invariant: every reported value is a median of `runs` independent measurements.
+
+import { GCProfiler, getHeapStatistics } from 'node:v8';
 
 // A reader that stops early (e.g. `| head`) closes the pipe: stop quietly instead of crashing on EPIPE.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -54,4 +56,35 @@ export function compareRates(fns: Record<string, () => void>, rounds = 7, ms = 2
   const out: Record<string, number> = {};
   for (const [name, values] of Object.entries(samples)) out[name] = median(values);
   return out;
+}
+
+/** Bytes allocated on the JS heap and garbage collections between `start()` and `stop()`. */
+export interface Allocation {
+  bytes: number;
+  collections: number;
+  /** Time spent in those collections, ms. */
+  gcMs: number;
+}
+
+/**
+ * Measures heap allocation over a window: the growth of the used heap plus what every collection in the window freed
+ * (promotion moves bytes between spaces without changing the total). Independent of machine load.
+ */
+export function allocationMeter(): { stop(): Allocation } {
+  const profiler = new GCProfiler();
+  profiler.start();
+  const before = getHeapStatistics().used_heap_size;
+  return {
+    stop() {
+      const after = getHeapStatistics().used_heap_size;
+      const { statistics } = profiler.stop();
+      let freed = 0;
+      let costUs = 0;
+      for (const gc of statistics) {
+        freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
+        costUs += gc.cost;
+      }
+      return { bytes: after - before + freed, collections: statistics.length, gcMs: costUs / 1000 };
+    },
+  };
 }

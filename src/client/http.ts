@@ -70,7 +70,8 @@ class TransportFailure extends Error {
 const RETRYABLE = (status: number) => status === 408 || status === 429 || status >= 500;
 
 export class HttpClient {
-  private readonly base: URL;
+  /** Path of the base URL (ending in `/`), kept as text: no URL getter per request. */
+  private readonly basePath: string;
   private readonly dialect: Dialect;
   private readonly inbound: InboundCodec;
   private readonly timeoutMs: number;
@@ -88,8 +89,9 @@ export class HttpClient {
   readonly stats: HttpStats = { requests: 0, readRetries: 0, timeouts: 0, outcomes: { accepted: 0, rejected: 0, unknown: 0 } };
 
   constructor(private readonly opts: HttpClientOptions) {
-    this.base = new URL(opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
-    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw new RangeError(`baseUrl must be http(s), got ${opts.baseUrl}`);
+    const base = new URL(opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new RangeError(`baseUrl must be http(s), got ${opts.baseUrl}`);
+    this.basePath = base.pathname;
     this.dialect = opts.dialect ?? 'v1';
     this.inbound = inboundCodecFor(this.dialect);
     this.timeoutMs = opts.timeoutMs ?? 10_000;
@@ -97,9 +99,9 @@ export class HttpClient {
     this.maxBodyBytes = opts.maxBodyBytes ?? 64 * 1024 * 1024;
     this.sleep = opts.sleep ?? realSleep;
     const agentOptions = { keepAlive: true, maxSockets: opts.maxSockets ?? 16 };
-    this.agent = this.base.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
-    this.request = this.base.protocol === 'https:' ? httpsRequest : httpRequest;
-    const { protocol, hostname, port, username, password } = this.base;
+    this.agent = base.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+    this.request = base.protocol === 'https:' ? httpsRequest : httpRequest;
+    const { protocol, hostname, port, username, password } = base;
     this.target = {
       protocol,
       hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
@@ -112,7 +114,7 @@ export class HttpClient {
         ? new RawHttpPool({
             host: this.target.hostname,
             port: Number(port || 80),
-            hostHeader: this.base.host,
+            hostHeader: base.host,
             maxSockets: agentOptions.maxSockets,
             maxBodyBytes: this.maxBodyBytes,
             idleMs: 4_000,
@@ -142,8 +144,10 @@ export class HttpClient {
     return this.read('GET', `/l2book?${query}`, undefined, (json) => parse(bookSchema, json));
   }
 
-  /** Sends a signed action once (to `encoded.path`). Never throws for venue or transport failures: see SubmitOutcome. */
-  /** Sends one signed request; `hooks.onWritten` runs once the request is fully written to the socket. */
+  /**
+   * Sends a signed action once (to `encoded.path`); `hooks.onWritten` runs once the request is fully written to the
+   * socket. Never throws for venue or transport failures: see SubmitOutcome.
+   */
   async submit(request: SignedRequest, hooks?: SubmitHooks): Promise<SubmitOutcome> {
     const bucket = request.encoded.cancelOnly ? this.cancels : this.normal;
     if (!bucket.tryTake()) await bucket.take();
@@ -234,7 +238,7 @@ export class HttpClient {
   }
 
   private pathOf(path: string): string {
-    return this.base.pathname + (path.startsWith('/') ? path.slice(1) : path);
+    return this.basePath + (path.startsWith('/') ? path.slice(1) : path);
   }
 
   private send(method: 'GET' | 'POST', path: string, body: string | undefined, onWritten?: () => void): Promise<HttpAnswer> {

@@ -1,7 +1,7 @@
-// Stream operators of the venue adapter: silence detection (watchdog) and latest-value conflation.
-// Invariant: both run on an injected RxJS scheduler, so marble tests and backtests drive them in virtual time.
+// Stream operators of the venue adapter: silence detection (watchdog), latest-value conflation, light multicast.
+// Invariant: the timed ones run on an injected RxJS scheduler, so marble tests and backtests drive them in virtual time.
 
-import { asapScheduler, auditTime, Observable, Subscription, type MonoTypeOperatorFunction, type OperatorFunction, type SchedulerLike, type Subscriber } from 'rxjs';
+import { asapScheduler, Observable, Subscription, type MonoTypeOperatorFunction, type OperatorFunction, type SchedulerLike, type Subscriber } from 'rxjs';
 
 /**
  * Calls `onStale(silentMs)` whenever `touch` was not called for `timeoutMs`, and again every `timeoutMs`
@@ -69,10 +69,41 @@ export function watchdog(timeoutMs: number, scheduler: SchedulerLike): OperatorF
 /**
  * Latest-value conflation: after a burst of values (everything emitted before `scheduler` runs again;
  * with the default asap scheduler, one socket read), delivers only the newest. A slow subscriber therefore
- * sees fewer, newer values and never holds up the producer.
+ * sees fewer, newer values and never holds up the producer. Completion waits for a pending delivery.
+ * (auditTime(0) without its per-burst timer Observable: one scheduled action per burst, on the frame path.)
  */
 export function conflate<T>(scheduler: SchedulerLike = asapScheduler): MonoTypeOperatorFunction<T> {
-  return auditTime(0, scheduler);
+  return (source) =>
+    new Observable<T>((subscriber) => {
+      let latest: T | undefined;
+      let scheduled = false;
+      let completed = false;
+      let action: Subscription | undefined;
+      const deliver = () => {
+        scheduled = false;
+        action = undefined;
+        subscriber.next(latest as T);
+        if (completed) subscriber.complete();
+      };
+      const upstream = source.subscribe({
+        next: (value) => {
+          latest = value;
+          if (scheduled) return;
+          scheduled = true;
+          const scheduledAction = scheduler.schedule(deliver);
+          if (scheduled) action = scheduledAction;
+        },
+        error: (e) => subscriber.error(e),
+        complete: () => {
+          completed = true;
+          if (!scheduled) subscriber.complete();
+        },
+      });
+      return () => {
+        action?.unsubscribe();
+        upstream.unsubscribe();
+      };
+    });
 }
 
 /**

@@ -3,7 +3,7 @@
 
 import { BehaviorSubject, asyncScheduler, distinctUntilChanged, type Observable, type SchedulerLike, type Subscription as RxSubscription } from 'rxjs';
 import { WebSocket, type RawData } from 'ws';
-import { hasDigitRun16, parseJson } from '../core/json.js';
+import { parseJson } from '../core/json.js';
 import { ValidationError } from '../core/errors.js';
 import type { Dialect } from '../core/types.js';
 import { inboundCodecFor, type InboundCodec } from '../protocol/inbound.js';
@@ -91,7 +91,6 @@ export class WsConnection {
   private attempt = 0;
   private reconnect: RxSubscription | undefined;
   private closed = false;
-  /** Set once a frame needed exact big-integer parsing (see parse). */
 
   constructor(private readonly opts: WsConnectionOptions) {
     this.scheduler = opts.scheduler ?? asyncScheduler;
@@ -156,7 +155,8 @@ export class WsConnection {
 
   private connect(): void {
     this.stateSubject.next('connecting');
-    const ws = new WebSocket(this.opts.url, { handshakeTimeout: this.opts.handshakeTimeoutMs ?? 10_000 });
+    // No permessage-deflate: ws inflates every compressed frame on zlib's thread pool, a round trip before the message.
+    const ws = new WebSocket(this.opts.url, { handshakeTimeout: this.opts.handshakeTimeoutMs ?? 10_000, perMessageDeflate: false });
     this.ws = ws;
     ws.on('open', () => this.onOpen(ws));
     ws.on('message', (data, isBinary) => {
@@ -215,31 +215,19 @@ export class WsConnection {
   }
 
   /**
-   * Plain JSON.parse first (market data carries no integer beyond 2^53); a frame that then fails
-   * validation and holds such an integer (an ns timestamp) is parsed again exactly with parseJson.
-   * Undefined for an unusable frame (counted).
+   * One exact parse per frame (parseJson: plain JSON.parse unless the text holds a 16+ digit run, whose integers
+   * beyond 2^53, e.g. ns timestamps, reach the u64 fields as decimal strings). Undefined for an unusable frame (counted).
    */
   private parse(text: string): Decoded | undefined {
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseJson(text);
     } catch (e) {
       this.errors.record('malformed', (e as Error).message);
       return undefined;
     }
     try {
       return this.inbound.decodeStream(value);
-    } catch (e) {
-      if (!(e instanceof ValidationError)) throw e;
-      if (hasDigitRun16(text)) return this.parseExact(text);
-      this.errors.record('schema', e.message);
-      return undefined;
-    }
-  }
-
-  private parseExact(text: string): Decoded | undefined {
-    try {
-      return this.inbound.decodeStream(parseJson(text));
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
       this.errors.record('schema', e.message);

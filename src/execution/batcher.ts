@@ -1,12 +1,12 @@
-// Batcher: commands approved by risk, collected for one tick, packed (cancels first, ≤ maxItems each) and signed once.
-// Invariants: one monotonic nonce per batch; a batch is sent exactly once, never re-signed; item k is command k.
+// Batcher: commands approved by risk, collected for one tick, packed (cancels first, ≤ maxItems each), signed once (trusted encode).
+// Invariants: one monotonic nonce per batch; sent exactly once, never re-signed; item k is command k; specs arrive checked (specProblem).
 
 import type { Clock } from '../core/clock.js';
 import type { Dialect } from '../core/types.js';
 import type { SubmitOutcome } from '../client/submit.js';
 import type { DialectCodec, SignMode } from '../protocol/dialect.js';
 import type { Keypair } from '../protocol/keys.js';
-import { signRequest, type SignedRequest } from '../protocol/sign.js';
+import { signTrustedRequest, type SignedRequest } from '../protocol/sign.js';
 import type { Network } from '../core/types.js';
 import type { Submitter, Timers } from './ports.js';
 import { realTimers } from './ports.js';
@@ -166,7 +166,7 @@ export class Batcher {
         : { kind: 'cancel', symbol: c.order.spec.symbol, orderId: c.order.orderId! },
     );
     const { codec, key, account, network, mode, dialect } = this.opts;
-    return signRequest(codec, key, { actions: orderActions(dialect, items), account, signer: key.publicKey, nonce, network, mode });
+    return signTrustedRequest(codec, key, { actions: orderActions(dialect, items), account, signer: key.publicKey, nonce, network, mode });
   }
 
   private settleIdle(): void {

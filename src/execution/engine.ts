@@ -160,7 +160,7 @@ export class Execution {
 
   /** Live orders (pending included) of `strategy` / `symbol`, or of everyone. */
   openOrders(strategy?: string, symbol?: string): OrderView[] {
-    return [...this.tracker.openOrders(strategy, symbol)];
+    return this.tracker.openOrders(strategy, symbol);
   }
 
   /** Open plus pending orders of the bot (for the risk view). */
@@ -251,7 +251,7 @@ export class Execution {
    * 5000), until the venue confirmed each. Orders whose cancel risk refused stay open and are reported. Never throws.
    */
   cancelStrategy(strategy: string, deadlineMs = 5000): Promise<StopReport> {
-    return this.cancelAndWait([...this.tracker.openOrders(strategy)], deadlineMs);
+    return this.cancelAndWait(this.tracker.openOrders(strategy), deadlineMs);
   }
 
   /**
@@ -265,7 +265,7 @@ export class Execution {
     this.stateValue = 'stopping';
     this.buffered = [];
     this.batcher.flush();
-    const report = (opts.cancelOrders ?? true) ? await this.cancelAndWait([...this.tracker.openOrders()], deadlineMs) : { cancelled: 0, open: [], timedOut: false };
+    const report = (opts.cancelOrders ?? true) ? await this.cancelAndWait(this.tracker.openOrders(), deadlineMs) : { cancelled: 0, open: [], timedOut: false };
     await this.withDeadline(this.batcher.whenIdle(), Math.max(0, deadline - this.opts.clock.nowMs()));
     for (const s of this.subscriptions.splice(0)) s.unsubscribe();
     this.resolver.stop();

@@ -99,7 +99,7 @@ export function planIntent(strategy: string, intent: Intent, view: PlannerView):
       return { steps: [{ kind: 'cancel', target }, { kind: 'place', order: intent.order }], linked: true, notes: [] };
     }
     case 'quoteSet': {
-      const live = [...view.openOrders(strategy, intent.symbol)].filter(cancellable);
+      const live = view.openOrders(strategy, intent.symbol).filter(cancellable);
       return { steps: diffQuotes(intent.symbol, intent.quotes, live), linked: false, notes: [] };
     }
   }

@@ -56,7 +56,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
     if (owner !== undefined) adopted.push(tracker.adopt(row, owner));
     else toCancel.push(tracker.adopt(row, RECONCILE_OWNER));
   }
-  const gone = [...tracker.openOrders()].filter((o) => o.orderId !== undefined && !o.inFlight && !o.unknown && !resting.has(o.orderId));
+  const gone = tracker.openOrders().filter((o) => o.orderId !== undefined && !o.inFlight && !o.unknown && !resting.has(o.orderId));
   const resolved: TrackedOrder[] = [];
   const missing: TrackedOrder[] = [];
   if (gone.length > 0) {

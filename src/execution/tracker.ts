@@ -63,8 +63,8 @@ export class TrackedOrder implements OrderView {
   /** Known from the venue only (reconciliation), not placed by this process. */
   adopted = false;
   reason: string | undefined = undefined;
-  /** What the owner was last told (status, filled size, reason), so an unchanged view is not repeated. */
-  told = '';
+  /** The last event the owner was told (status, filled size, reason, id are compared), so an unchanged view is not repeated. */
+  told: OrderEvent | undefined = undefined;
 
   constructor(
     /** Local sequence number, unique in the process. */
@@ -266,13 +266,15 @@ export class Tracker {
     return order && order.strategy === strategy && !order.terminal ? order : undefined;
   }
 
-  /** Non-terminal orders (including pending ones) of `strategy` (every strategy when undefined), in `symbol` or all. */
-  *openOrders(strategy?: string, symbol?: string): IterableIterator<TrackedOrder> {
-    const strategies = strategy === undefined ? [...this.open.values()] : [this.open.get(strategy)].filter((m) => m !== undefined);
-    for (const bySymbol of strategies) {
-      if (symbol !== undefined) yield* bySymbol.get(symbol) ?? [];
-      else for (const set of bySymbol.values()) yield* set;
+  /** Non-terminal orders (including pending ones) of `strategy` (every strategy when undefined), in `symbol` or all: a new array. */
+  openOrders(strategy?: string, symbol?: string): TrackedOrder[] {
+    const out: TrackedOrder[] = [];
+    const add = (set: ReadonlySet<TrackedOrder> | undefined) => set?.forEach((o) => out.push(o));
+    for (const bySymbol of strategy === undefined ? this.open.values() : [this.open.get(strategy)]) {
+      if (symbol !== undefined) add(bySymbol?.get(symbol));
+      else bySymbol?.forEach(add);
     }
+    return out;
   }
 
   /** Open plus pending orders, all strategies. */
@@ -352,24 +354,24 @@ export class Tracker {
 
   private emit(order: TrackedOrder): void {
     const s = order.spec;
-    const told = `${order.status}|${order.filledSize}|${order.reason ?? ''}|${order.orderId ?? ''}`;
-    if (told === order.told) return;
-    order.told = told;
-    this.opts.onEvent(
-      {
-        strategy: order.strategy,
-        orderId: order.eventId,
-        clientTag: s.clientTag,
-        symbol: s.symbol,
-        side: s.side,
-        price: s.price ?? 0,
-        size: s.size,
-        filledSize: order.filledSize,
-        status: order.status,
-        reason: order.reason,
-        timeMs: this.opts.nowMs(),
-      },
-      order,
-    );
+    const status = order.status;
+    const orderId = order.eventId;
+    const last = order.told;
+    if (last && last.status === status && last.filledSize === order.filledSize && (last.reason ?? '') === (order.reason ?? '') && last.orderId === orderId) return;
+    const event: OrderEvent = {
+      strategy: order.strategy,
+      orderId,
+      clientTag: s.clientTag,
+      symbol: s.symbol,
+      side: s.side,
+      price: s.price ?? 0,
+      size: s.size,
+      filledSize: order.filledSize,
+      status,
+      reason: order.reason,
+      timeMs: this.opts.nowMs(),
+    };
+    order.told = event;
+    this.opts.onEvent(event, order);
   }
 }

@@ -1,4 +1,4 @@
-// Commands → the dialect's action JSON: v1 one `order` action with items, current one transaction of `l`/`m`/`cx` actions.
+// Commands → the dialect's action JSON (v1 one `order` action with items, current `l`/`m`/`cx` actions) in the schema's parsed shape.
 // Invariant: item k of the output is command k of the input, so the codec's predicted id k belongs to command k.
 
 import type { OrderSpec } from '../core/intent.js';

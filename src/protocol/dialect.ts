@@ -1,6 +1,6 @@
 // The one interface both wire dialects implement: JSON actions in, signable bytes, the bytes
 // actually signed, predicted order ids and the JSON request body out. Invariant: encode validates
-// every field (throwing ValidationError naming it) before any byte is produced.
+// every field (throwing ValidationError naming it) before any byte is produced; only encodeTrusted skips that pass.
 
 import type { Dialect, Network } from '../core/types.js';
 
@@ -48,4 +48,10 @@ export interface DialectCodec {
   readonly name: Dialect;
   /** Throws ValidationError naming the field on bad input. */
   encode(input: EncodeInput): Encoded;
+  /**
+   * `encode` without the schema pass over `actions`, for actions built in process from checked values (execution's
+   * order batches): they must be exactly what the dialect's action schema returns (v1 without a `nonce` field).
+   * Nonce, mode, keys and ids are still checked (ValidationError); any other bad field yields wrong bytes, not an error.
+   */
+  encodeTrusted(input: EncodeInput): Encoded;
 }

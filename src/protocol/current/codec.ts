@@ -1,5 +1,5 @@
 // The `current` dialect codec (Gen B): validated wire-JSON actions in; signable bytes, wallet message, order ids, POST /order body out.
-// Invariant: every field is validated before any byte is written; the body carries exactly the validated actions.
+// Invariant: `encode` validates every field before any byte is written; the body carries exactly the encoded actions.
 
 import { ConfigError, ValidationError } from '../../core/errors.js';
 import { NETWORK_BYTE, type Network } from '../../core/types.js';
@@ -61,17 +61,19 @@ function message(mode: SignMode, signable: Uint8Array, input: EncodeInput, signe
 export function createCurrentCodec(opts: CurrentCodecOptions = {}): DialectCodec {
   const maxSchema = opts.maxSchema ?? DEFAULT_MAX_SCHEMA;
   if (maxSchema !== 2 && maxSchema !== 3 && maxSchema !== 4) throw new ConfigError('maxSchema', `expected 2, 3 or 4, got ${String(maxSchema)}`);
+  /** The request of validated `actions`. */
+  const encodeActions = (actions: Action[], input: EncodeInput): Encoded => {
+    const account = decodeKey32(input.account, 'account');
+    const signer = decodeKey32(input.signer, 'signer');
+    checkInput(input);
+    const lines = input.mode === 'offchain' ? clearSignLines(actions) : undefined;
+    const signable = signableBytes(actions, input.nonce, account, NETWORK_BYTE[input.network], maxSchema);
+    return new CurrentEncoded(signable, message(input.mode, signable, input, signer, lines), actions, account, input);
+  };
   return {
     name: 'current',
-    encode(input: EncodeInput): Encoded {
-      const actions = parseActions(input.actions);
-      const account = decodeKey32(input.account, 'account');
-      const signer = decodeKey32(input.signer, 'signer');
-      checkInput(input);
-      const lines = input.mode === 'offchain' ? clearSignLines(actions) : undefined;
-      const signable = signableBytes(actions, input.nonce, account, NETWORK_BYTE[input.network], maxSchema);
-      return new CurrentEncoded(signable, message(input.mode, signable, input, signer, lines), actions, account, input);
-    },
+    encode: (input) => encodeActions(parseActions(input.actions), input),
+    encodeTrusted: (input) => encodeActions(input.actions as Action[], input),
   };
 }
 

@@ -1,5 +1,5 @@
 // The v1 dialect codec (API v1.0.11): validates the spec's `action` object, serializes it with wincode,
-// predicts order ids and builds the signed body. Invariant: raw mode only; nothing is produced from invalid input.
+// predicts order ids and builds the signed body. Invariant: raw mode only; `encode` produces nothing from invalid input.
 
 import { ValidationError } from '../../core/errors.js';
 import { stringifyJson } from '../../core/json.js';
@@ -61,12 +61,21 @@ class V1Encoded implements Encoded {
   }
 }
 
-function encode(input: EncodeInput): Encoded {
-  checkInput(input);
-  const action = parseAction(input.actions, input.nonce);
+/** The request of a validated `action` (its own `nonce` field already removed). */
+function encodeAction(action: Action, input: EncodeInput): Encoded {
   const account = decodeKey32(input.account, 'account');
   const signer = decodeKey32(input.signer, 'signer');
   return new V1Encoded(serializeAction(action, input.nonce, account, signer), action, account, input);
 }
 
-export const v1Codec: DialectCodec = { name: 'v1', encode };
+export const v1Codec: DialectCodec = {
+  name: 'v1',
+  encode: (input) => {
+    checkInput(input);
+    return encodeAction(parseAction(input.actions, input.nonce), input);
+  },
+  encodeTrusted: (input) => {
+    checkInput(input);
+    return encodeAction(input.actions as Action, input);
+  },
+};

@@ -1,3 +1,4 @@
+import { of, queueScheduler } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { conflate, watchdog } from '../../../src/client/operators.js';
@@ -31,5 +32,30 @@ describe('conflate (marbles)', () => {
       const source = hot('(abc) 5ms d 5ms (ef) |');
       expectObservable(source.pipe(conflate(ts))).toBe('c 9ms d 5ms f 3ms |');
     });
+  });
+
+  it('completes only after the pending delivery; an error passes at once', () => {
+    const ts = scheduler();
+    ts.run(({ hot, expectObservable }) => {
+      expectObservable(hot('(ab|)').pipe(conflate(ts))).toBe('(b|)');
+      expectObservable(hot('(ab#)').pipe(conflate(ts))).toBe('#');
+    });
+  });
+
+  it('drops a pending delivery when unsubscribed', () => {
+    const ts = scheduler();
+    ts.run(({ hot, expectObservable }) => {
+      expectObservable(hot('a 5ms b').pipe(conflate(ts)), '^ 3ms !').toBe('a');
+    });
+  });
+
+  it('delivers every value with a scheduler that runs actions synchronously', () => {
+    const seen: number[] = [];
+    let done = false;
+    of(1, 2, 3)
+      .pipe(conflate(queueScheduler))
+      .subscribe({ next: (v) => seen.push(v), complete: () => (done = true) });
+    expect(seen).toEqual([1, 2, 3]);
+    expect(done).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import { Tracker } from '../../../src/execution/tracker.js';
 import type { SubmitOutcome } from '../../../src/client/submit.js';
 import { codecFor } from '../../../src/protocol/codecs.js';
 import { Keypair } from '../../../src/protocol/keys.js';
+import { signRequest } from '../../../src/protocol/sign.js';
 import { FakeQueries, FakeRisk, FakeSubmitter, ManualTimers, flushPromises, manualClock, openRow } from './fakes.js';
 
 const key = Keypair.generate();
@@ -114,13 +115,28 @@ describe('batcher', () => {
   it('an item the codec refuses fails alone; the rest of the batch still goes', async () => {
     const submitter = new FakeSubmitter();
     const failed: string[] = [];
-    const { batcher, place } = batcherWith(submitter);
-    (batcher as unknown as { opts: { sink: BatchSink } }).opts.sink.signFailed = (c, e) => failed.push(`${c.order.spec.symbol}: ${e.message}`);
-    batcher.enqueue(place(spec({ symbol: 'bad' })));
+    const { batcher, place, live } = batcherWith(submitter);
+    (batcher as unknown as { opts: { sink: BatchSink } }).opts.sink.signFailed = (c, e) => failed.push(`${c.kind}: ${e.message}`);
+    batcher.enqueue({ kind: 'cancel', order: live('not base58: 0OIl'), arrivalNs: undefined });
     batcher.enqueue(place(spec()));
     await Promise.resolve();
-    expect(failed).toHaveLength(1);
+    expect(failed).toEqual([expect.stringMatching(/^cancel: oid/)]);
     expect(submitter.sent.map((s) => s.body.action.orders.length)).toEqual([1]);
+  });
+
+  it('signs its batches without the schema pass, to the bytes the validating encode gives', async () => {
+    const submitter = new FakeSubmitter();
+    const { batcher, batches, nonces, place, live } = batcherWith(submitter);
+    batcher.enqueue({ kind: 'cancel', order: live(key.publicKey), arrivalNs: undefined });
+    batcher.enqueue(place(spec({ tif: 'ALO' })));
+    batcher.enqueue(place(spec({ price: undefined, tif: 'IOC', side: 'sell' })));
+    await Promise.resolve();
+    const request = batches[0]!.request;
+    const { nonce: _bodyNonce, ...actions } = submitter.sent[0]!.body.action;
+    const validated = signRequest(codecFor('v1'), key, { actions, account: key.publicKey, signer: key.publicKey, nonce: nonces.used[0]!, network: 'mainnet', mode: 'raw' });
+    expect(request.encoded.message).toEqual(validated.encoded.message);
+    expect(request.bodyText).toBe(validated.bodyText);
+    expect(request.encoded.orderIds).toEqual(validated.encoded.orderIds);
   });
 });
 

@@ -185,3 +185,21 @@ describe('order ids and the request body', () => {
     expect(a).toEqual(b);
   });
 });
+
+describe('encodeTrusted', () => {
+  it('gives the validating encode\'s bytes, ids and body for actions in their parsed shape', () => {
+    const actions = [limit({ px: 100.5, sz: 0.25, tif: 'ALO' }), market(), { cx: { c: 'BTC-USD', oid: KEY } }];
+    const trusted = currentCodec.encodeTrusted(input(actions));
+    const validated = currentCodec.encode(input(actions));
+    expect(toHex(trusted.signable)).toBe(toHex(validated.signable));
+    expect(toHex(trusted.message)).toBe(toHex(validated.message));
+    expect(trusted.orderIds).toEqual(validated.orderIds);
+    expect(trusted.bodyText('sig')).toBe(validated.bodyText('sig'));
+  });
+
+  it('still checks the nonce, network, mode and keys', () => {
+    expect(failure(() => currentCodec.encodeTrusted(input([limit()], { nonce: -1n }))).field).toBe('nonce');
+    expect(failure(() => currentCodec.encodeTrusted(input([limit()], { mode: 'bad' as EncodeInput['mode'] }))).field).toBe('mode');
+    expect(failure(() => currentCodec.encodeTrusted(input([{ cx: { c: 'BTC-USD', oid: 'not-a-key' } }]))).field).toBe('oid');
+  });
+});

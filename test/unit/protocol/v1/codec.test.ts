@@ -156,3 +156,25 @@ describe('v1Codec.encode', () => {
     expect(new Set(hundred.orderIds).size).toBe(100);
   });
 });
+
+describe('v1Codec.encodeTrusted', () => {
+  const action = { type: 'order', orders: [{ order: limit }, { cancel: { c: 'BTC-USD', oid: OID.b58 } }, { order: market }] };
+
+  it('gives the validating encode\'s message, ids, path and body for an action in its parsed shape', () => {
+    const trusted = v1Codec.encodeTrusted(input(action));
+    const validated = v1Codec.encode(input(action));
+    expect(Buffer.from(trusted.message).equals(Buffer.from(validated.message))).toBe(true);
+    expect(trusted.orderIds).toEqual(validated.orderIds);
+    expect(trusted.path).toBe('/order');
+    expect(trusted.cancelOnly).toBe(false);
+    expect(trusted.bodyText('sig')).toBe(validated.bodyText('sig'));
+  });
+
+  it('skips only the schema pass: the mode, nonce and keys are still checked', () => {
+    expect(() => v1Codec.encodeTrusted(input({ type: 'order', orders: [{ order: { ...limit, sz: -1 } }] }))).not.toThrow();
+    expect(() => v1Codec.encode(input({ type: 'order', orders: [{ order: { ...limit, sz: -1 } }] }))).toThrow(ValidationError);
+    expect(fieldOf(() => v1Codec.encodeTrusted(input(action, { mode: 'base58' })))).toBe('mode');
+    expect(fieldOf(() => v1Codec.encodeTrusted(input(action, { nonce: -1n })))).toBe('nonce');
+    expect(fieldOf(() => v1Codec.encodeTrusted(input({ type: 'order', orders: [{ cancel: { c: 'BTC-USD', oid: 'not-a-key' } }] })))).toBe('oid');
+  });
+});
