@@ -48,8 +48,8 @@ export interface BatchRow extends BatchRecord {
   readonly resolutionDetail: string | null;
 }
 
-/** One change of an order (the shape of an OrderEvent plus its account). */
-export interface OrderRecord {
+/** What order changes and fills both say about their order. */
+interface OrderFields {
   readonly account: string;
   readonly strategy: string | undefined;
   readonly symbol: string;
@@ -59,6 +59,10 @@ export interface OrderRecord {
   readonly price: number;
   /** Base units */
   readonly size: number;
+}
+
+/** One change of an order (the shape of an OrderEvent plus its account). */
+export interface OrderRecord extends OrderFields {
   /** Base units */
   readonly filledSize: number;
   readonly status: string;
@@ -67,17 +71,8 @@ export interface OrderRecord {
   readonly atNs: bigint;
 }
 
-export interface FillRecord {
-  readonly account: string;
-  /** The strategy that owns the order, when known (the report otherwise looks it up from the order's events). */
-  readonly strategy: string | undefined;
-  readonly symbol: string;
-  readonly orderId: string;
-  readonly side: Side;
-  /** USD */
-  readonly price: number;
-  /** Base units */
-  readonly size: number;
+/** A fill; `strategy` when known (the report otherwise looks it up from the order's events). */
+export interface FillRecord extends OrderFields {
   /** USD paid; negative for a rebate (the venue's fee sign). */
   readonly feeUsd: number;
   readonly maker: boolean;
