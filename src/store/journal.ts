@@ -78,6 +78,11 @@ export interface FillRecord extends OrderFields {
   readonly maker: boolean;
   /** The venue's fill timestamp, epoch ns (exact). */
   readonly timeNs: bigint;
+  /**
+   * Which of several fills equal in every field above this is (0 for the first): one action can fill one order
+   * twice at one price, size and timestamp. Default 0.
+   */
+  readonly seq?: number;
 }
 
 export interface FundingRecord {
@@ -195,8 +200,8 @@ export class Journal {
        VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @filledSize, @status, @reason, @atNs)`,
     );
     this.insertFill = db.prepare(
-      `INSERT OR IGNORE INTO fills (account, strategy, symbol, order_id, side, price, size, fee_usd, maker, time_ns)
-       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @feeUsd, @maker, @timeNs)`,
+      `INSERT OR IGNORE INTO fills (account, strategy, symbol, order_id, side, price, size, fee_usd, maker, time_ns, seq)
+       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @feeUsd, @maker, @timeNs, @seq)`,
     );
     this.insertFunding = db.prepare(
       `INSERT OR IGNORE INTO funding (account, symbol, amount_usd, rate, time_ns) VALUES (@account, @symbol, @amountUsd, @rate, @timeNs)`,
@@ -304,8 +309,8 @@ export class Journal {
   }
 
   /**
-   * Buffers a fill. Idempotent: a fill equal in account, order, timestamp, side, price and size to a journaled one
-   * (a replay after a reconnect) is dropped, so two such fills of one match are kept once.
+   * Buffers a fill. Idempotent: a fill equal in account, order, timestamp, side, price, size and `seq` to a journaled
+   * one (a replay after a reconnect) is dropped; the caller numbers equal fills of one match with `seq`.
    */
   recordFill(f: FillRecord): void {
     this.defer(this.insertFill, {
@@ -319,6 +324,7 @@ export class Journal {
       feeUsd: f.feeUsd,
       maker: f.maker ? 1 : 0,
       timeNs: u64Text(f.timeNs),
+      seq: f.seq ?? 0,
     });
   }
 
@@ -367,7 +373,7 @@ export class Journal {
     this.flush();
     return this.db
       .prepare<[string], Omit<FillRecord, 'strategy' | 'maker' | 'timeNs'> & { strategy: string | null; maker: number; timeNs: string }>(
-        `SELECT account, strategy, symbol, order_id AS orderId, side, price, size, fee_usd AS feeUsd, maker, time_ns AS timeNs
+        `SELECT account, strategy, symbol, order_id AS orderId, side, price, size, fee_usd AS feeUsd, maker, time_ns AS timeNs, seq
          FROM fills WHERE time_ns >= ? ORDER BY time_ns, id`,
       )
       .all(sinceNsText(opts.sinceMs))

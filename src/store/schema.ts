@@ -55,7 +55,8 @@ const MIGRATIONS: readonly string[] = [
      fee_usd REAL NOT NULL,
      maker INTEGER NOT NULL CHECK (maker IN (0, 1)),
      time_ns TEXT NOT NULL,
-     UNIQUE (account, order_id, time_ns, side, price, size)
+     seq INTEGER NOT NULL,
+     UNIQUE (account, order_id, time_ns, side, price, size, seq)
    ) STRICT;
    CREATE INDEX fills_time ON fills (time_ns);
    CREATE TABLE funding (

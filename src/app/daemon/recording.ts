@@ -2,12 +2,15 @@
 // snapshots and funding payments. Invariant: a batch row is committed before its bytes reach the socket.
 
 import { interval, type Subscription } from 'rxjs';
+import { KeyCounts } from '../../account/dedupe.js';
 import type { Clock } from '../../core/clock.js';
 import type { Submitter } from '../../execution/ports.js';
 import type { Journal } from '../../store/index.js';
 import type { TradingSession } from '../trading.js';
 
 const NS_PER_MS = 1_000_000n;
+/** Recent fill keys remembered to number equal fills of one match (they arrive together). */
+const EQUAL_FILL_MEMORY = 1_000;
 
 /** Journals each batch (committed) before handing it to `inner`, and its outcome after. */
 export function journalingSubmitter(journal: Journal, account: string, clock: Clock, inner: Submitter): Submitter {
@@ -43,8 +46,12 @@ export function recordSession(journal: Journal, session: TradingSession, opts: R
   const subscription = session.execution.events$().subscribe((e) => {
     journal.recordOrder({ ...e, account, atNs: BigInt(e.timeMs) * NS_PER_MS });
   });
+  const equalFills = new KeyCounts(EQUAL_FILL_MEMORY);
   subscription.add(
     session.accounts.fills$(account).subscribe((f) => {
+      const key = `${f.orderId}|${f.timestamp}|${f.isBuy}|${f.price}|${f.size}`;
+      const seq = equalFills.count(key);
+      equalFills.add(key);
       journal.recordFill({
         account,
         // Past the tracker's memory the journal attributes the fill from the order's recorded events.
@@ -57,6 +64,7 @@ export function recordSession(journal: Journal, session: TradingSession, opts: R
         feeUsd: f.fee,
         maker: f.maker,
         timeNs: f.timestamp,
+        seq,
       });
     }),
   );

@@ -87,6 +87,8 @@ describe('perpbot run (end to end, child process)', () => {
     const journal = Journal.open(join(dataDir, 'perpbot.sqlite'));
     try {
       expect(journal.unresolvedBatches()).toEqual([]);
+      const fillsSeen = [...d.stdout.join('\n').matchAll(/status main: .*\| fills (\d+) /g)].at(-1)![1];
+      expect(journal.fills().length).toBe(Number(fillsSeen));
       expect(journal.nonces.load(account)).toBeGreaterThan(0n);
     } finally {
       journal.close();

@@ -170,12 +170,12 @@ describe('Journal', () => {
       journal.close();
       const again = journalAt(path).journal;
       expect(again.orderEvents(ACCOUNT, 'o1')).toEqual([placed, filled]);
-      expect(again.fills()).toEqual([f]);
+      expect(again.fills()).toEqual([{ ...f, seq: 0 }]);
       expect(again.funding()).toEqual([pay]);
       expect(again.positions()).toEqual([p2, eth]);
     });
 
-    it('store a fill or funding payment replayed after a reconnect once', () => {
+    it('store a fill or funding payment replayed after a reconnect once; equal fills of one match apart by seq', () => {
       const { journal } = journalAt();
       const f = fill('o1', 'buy', 1, 100, 0.1, 0);
       journal.recordFill(f);
@@ -183,13 +183,16 @@ describe('Journal', () => {
       journal.recordFill(f);
       journal.recordFill({ ...f, size: 0.5 });
       journal.recordFill({ ...f, timeNs: f.timeNs + 1n });
+      journal.recordFill({ ...f, seq: 1 });
+      journal.recordFill({ ...f, seq: 1 });
       const pay = { account: ACCOUNT, symbol: 'BTC-USD', amountUsd: 1, rate: 0.001, timeNs: 5n };
       journal.recordFunding(pay);
       journal.recordFunding(pay);
-      expect(journal.fills().map((r) => [r.size, r.timeNs - f.timeNs])).toEqual([
-        [1, 0n],
-        [0.5, 0n],
-        [1, 1n],
+      expect(journal.fills().map((r) => [r.size, r.timeNs - f.timeNs, r.seq])).toEqual([
+        [1, 0n, 0],
+        [0.5, 0n, 0],
+        [1, 0n, 1],
+        [1, 1n, 0],
       ]);
       expect(journal.funding()).toHaveLength(1);
     });
