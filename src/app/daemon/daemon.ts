@@ -120,7 +120,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
             const report = await session.stop({ cancelOrders: config.shutdown.cancelOrders, deadlineMs: config.shutdown.deadlineMs });
             leftOpen += report.open.length;
             timedOut ||= report.timedOut;
-            await snapshotAccount(journal, session).catch((e: Error) => log.warn({ account: account.name, error: e.message }, 'final journal snapshot failed'));
+            // The session's own client is closed now; the daemon's set-up client still runs.
+            await snapshotAccount(journal, session, setupHttp).catch((e: Error) => log.warn({ account: account.name, error: e.message }, 'final journal snapshot failed'));
           }
           status.print();
           status.close();

@@ -3,6 +3,7 @@
 
 import { interval, type Subscription } from 'rxjs';
 import { KeyCounts } from '../../account/dedupe.js';
+import type { HttpClient } from '../../client/http.js';
 import type { Clock } from '../../core/clock.js';
 import type { Submitter } from '../../execution/ports.js';
 import type { Journal } from '../../store/index.js';
@@ -73,14 +74,14 @@ export function recordSession(journal: Journal, session: TradingSession, opts: R
   return subscription;
 }
 
-/** Writes the current positions and any new funding payments of the session's account. */
-export async function snapshotAccount(journal: Journal, session: TradingSession): Promise<void> {
+/** Writes the current positions and any new funding payments of the session's account (read through `http`). */
+export async function snapshotAccount(journal: Journal, session: TradingSession, http: Pick<HttpClient, 'account'> = session.http): Promise<void> {
   const account = session.account;
   const atMs = Date.now();
   for (const p of session.accountState()?.positions.values() ?? []) {
     journal.recordPosition({ account, symbol: p.symbol, size: p.size, entryPrice: p.price, realizedPnlUsd: p.realizedPnl, unrealizedPnlUsd: p.unrealizedPnl ?? 0, atMs });
   }
-  for (const row of await session.http.account('fundingHistory', account)) {
+  for (const row of await http.account('fundingHistory', account)) {
     const f = row.fundingPayment;
     journal.recordFunding({ account, symbol: f.symbol, amountUsd: f.payment, rate: f.fundingRate, timeNs: f.timestamp });
   }
