@@ -4,7 +4,11 @@
 export class KeyCounts {
   private readonly counts = new Map<string, number>();
 
-  constructor(private readonly capacity = 100_000) {}
+  /**
+   * The default covers every replay the venue can cause: history queries return the last 5000 terminal orders and
+   * the last 5000 fills (spec), and an order leaves at most a few keys (placed, working, terminal).
+   */
+  constructor(private readonly capacity = 20_000) {}
 
   count(key: string): number {
     return this.counts.get(key) ?? 0;
