@@ -2,7 +2,7 @@
 // banner facts, exit. Invariant: the caller kills every child it started (kill() is idempotent).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** The package root: the nearest folder above this file holding package.json (works from bench/ and dist/bench/). */
@@ -15,6 +15,12 @@ function packageRoot(from: string): string {
 
 export const ROOT = packageRoot(import.meta.dirname);
 const CLI = join(ROOT, 'dist/src/cli.js');
+/** The node flags of `npm start` (`node --flag … dist/src/cli.js run …`), so tests and benches run what users run. */
+function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = start.split(/\s+/).slice(1);
+  return words.slice(0, words.findIndex((w) => !w.startsWith('--')));
+}
 
 export interface DaemonProcess {
   readonly child: ChildProcess;
@@ -28,7 +34,7 @@ export interface DaemonProcess {
 }
 
 export function startDaemonProcess(args: string[], env: NodeJS.ProcessEnv): DaemonProcess {
-  const child = spawn(process.execPath, [CLI, 'run', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...startFlags(), CLI, 'run', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];

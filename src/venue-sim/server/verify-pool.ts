@@ -76,7 +76,8 @@ interface Pending {
  * pending and later request is verified on the calling thread instead (answers never hang).
  */
 export function workerVerifier(onWorkerError: (e: unknown) => void = () => undefined): AsyncVerifier {
-  const worker = new Worker(WORKER_SOURCE, { eval: true });
+  // Verification allocates little and keeps nothing: a small young generation keeps the thread's memory small.
+  const worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   worker.unref();
   const fallback = new SignatureVerifier();
   let queued: Pending[] = [];
