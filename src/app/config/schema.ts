@@ -18,6 +18,8 @@ import {
   type Infer,
   type Schema,
 } from '../../core/schema.js';
+import { DEFAULT_JOURNAL_PATH } from '../../store/index.js';
+import { DEFAULT_CONTROL_PORT } from '../../telemetry/index.js';
 import { ValidationError } from '../../core/errors.js';
 import { DIALECTS, NETWORKS, symbolSchema, type Dialect, type Network } from '../../core/types.js';
 import { Keypair } from '../../protocol/keys.js';
@@ -208,11 +210,11 @@ const fileSchema = complete({
       timeoutMs: withDefault(integer(1, 600_000), 10_000),
     }),
   ),
-  journal: defaulted(complete({ path: withDefault(string({ minLength: 1, maxLength: 4096 }), 'data/perpbot.sqlite') })),
+  journal: defaulted(complete({ path: withDefault(string({ minLength: 1, maxLength: 4096 }), DEFAULT_JOURNAL_PATH) })),
   telemetry: defaulted(
     complete({
       host: withDefault(string({ minLength: 1, maxLength: 255 }), '127.0.0.1'),
-      port: withDefault(integer(0, 65_535), 9464),
+      port: withDefault(integer(0, 65_535), DEFAULT_CONTROL_PORT),
       token: transform(optional(string({ maxLength: 1024 })), (v) => v || undefined),
       statusIntervalMs: withDefault(integer(0, 86_400_000), 10_000),
     }),
