@@ -1,7 +1,15 @@
-// Dialect JSON of the actions the command line sends: place, cancel, cancel-all, leverage, agent, faucet.
-// Invariant: only shapes; every value is validated by the dialect codec when the action is encoded.
+// Dialect JSON of the one-off actions the command line and the daemon's start-up send (place, cancel, cancel-all,
+// leverage, agent, faucet), and their signing. Invariant: every value is validated by the dialect codec when signed.
 
-import type { Dialect, TimeInForce } from '../../core/types.js';
+import type { Dialect, Network, TimeInForce } from '../../core/types.js';
+import { codecFor } from '../../protocol/codecs.js';
+import type { Keypair } from '../../protocol/keys.js';
+import { signRequest, type SignedRequest } from '../../protocol/sign.js';
+
+/** Signs dialect JSON `actions` with `key` (raw mode) for `account` (default: the key's own). Throws ValidationError on bad input. */
+export function signAction(dialect: Dialect, network: Network, key: Keypair, nonce: bigint, actions: unknown, account = key.publicKey): SignedRequest {
+  return signRequest(codecFor(dialect), key, { actions, account, signer: key.publicKey, nonce, network, mode: 'raw' });
+}
 
 export interface Place {
   symbol: string;

@@ -8,12 +8,11 @@ import type { SubmitOutcome } from '../../client/submit.js';
 import { systemClock } from '../../core/clock.js';
 import { stringifyJson } from '../../core/json.js';
 import { DIALECTS, NETWORKS, type Dialect, type Network } from '../../core/types.js';
-import { codecFor } from '../../protocol/codecs.js';
 import { Keypair, SECRET_KEY_ENV } from '../../protocol/keys.js';
 import { FileNonceStore, NonceSource } from '../../protocol/nonce.js';
-import { signRequest } from '../../protocol/sign.js';
 import { oneOf, UsageError } from '../args.js';
 import { formatTable } from './table.js';
+import { signAction } from './actions.js';
 
 /** Options every venue command accepts (merge into its parseCommand options). */
 export const VENUE_OPTIONS = {
@@ -99,14 +98,7 @@ export interface ActionRequest {
 export async function submitAction(venue: VenueTarget, request: ActionRequest, out: (line: string) => void): Promise<number> {
   const key = loadKey(venue);
   const nonce = new NonceSource({ signer: key.publicKey, clock: systemClock(), store: new FileNonceStore(nonceDir()) }).next();
-  const signed = signRequest(codecFor(venue.dialect), key, {
-    actions: request.actions,
-    account: request.account ?? key.publicKey,
-    signer: key.publicKey,
-    nonce,
-    network: venue.network,
-    mode: 'raw',
-  });
+  const signed = signAction(venue.dialect, venue.network, key, nonce, request.actions, request.account);
   const http = httpClient(venue);
   try {
     const outcome = await http.submit(signed);

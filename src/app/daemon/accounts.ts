@@ -7,12 +7,10 @@ import type { HttpClient } from '../../client/http.js';
 import type { Clock } from '../../core/clock.js';
 import { ConfigError } from '../../core/errors.js';
 import type { Dialect, Network } from '../../core/types.js';
-import { codecFor } from '../../protocol/codecs.js';
 import { Keypair } from '../../protocol/keys.js';
 import { NonceSource, type NonceStore } from '../../protocol/nonce.js';
-import { signRequest } from '../../protocol/sign.js';
 import type { AccountConfig } from '../config/index.js';
-import { agentAction, faucetAction, leverageAction } from '../commands/actions.js';
+import { agentAction, faucetAction, leverageAction, signAction } from '../commands/actions.js';
 
 export interface DaemonAccount {
   readonly name: string;
@@ -74,20 +72,12 @@ function setupActions(a: DaemonAccount, byName: ReadonlyMap<string, DaemonAccoun
 export async function prepareAccounts(accounts: readonly DaemonAccount[], opts: SetupOptions): Promise<void> {
   const byName = new Map(accounts.map((a) => [a.name, a]));
   const sources = new Map<string, NonceSource>();
-  const codec = codecFor(opts.dialect);
   for (const a of accounts) {
     for (const step of setupActions(a, byName, opts.dialect)) {
       const signer = step.signer.key;
       let nonces = sources.get(signer.publicKey);
       if (!nonces) sources.set(signer.publicKey, (nonces = new NonceSource({ signer: signer.publicKey, clock: opts.clock, store: opts.nonces })));
-      const request = signRequest(codec, signer, {
-        actions: step.actions,
-        account: step.signer.account,
-        signer: signer.publicKey,
-        nonce: nonces.next(),
-        network: opts.network,
-        mode: 'raw',
-      });
+      const request = signAction(opts.dialect, opts.network, signer, nonces.next(), step.actions, step.signer.account);
       const outcome = await opts.http.submit(request);
       const refused = outcome.outcome !== 'accepted' ? outcome.reason : itemError(outcome.response.response.data.statuses);
       if (refused !== undefined) throw new ConfigError(`accounts.${a.name}`, `${step.what}: the venue did not accept it (${refused})`);
