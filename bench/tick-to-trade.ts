@@ -15,6 +15,7 @@ import type { Execution } from '../src/execution/engine.js';
 import { SampleHistogram, type HistogramLike } from '../src/execution/metrics.js';
 import { Keypair } from '../src/protocol/keys.js';
 import { MemoryNonceStore, NonceSource } from '../src/protocol/nonce.js';
+import type { MessageSigner } from '../src/protocol/presigner.js';
 import { signRequest } from '../src/protocol/sign.js';
 import { v1Codec } from '../src/protocol/v1/codec.js';
 import { loadStrategies } from '../src/strategy/loader.js';
@@ -83,7 +84,7 @@ class StageProbe implements HistogramLike {
     private readonly tickToTrade: SampleHistogram,
   ) {}
 
-  wrap(execution: { submit: Execution['submit'] }, key: Keypair, http: HttpClient): void {
+  wrap(execution: { submit: Execution['submit'] }, key: MessageSigner, http: HttpClient): void {
     const { clock } = this;
     const submit = execution.submit.bind(execution);
     execution.submit = (strategy, intent, opts) => {
@@ -156,7 +157,7 @@ async function run(seed: number): Promise<RunResult> {
     risk: { orderRate: { perSecond: 1000, burst: 1000 }, cancelRate: { perSecond: 2000, burst: 2000 }, maxOpenOrders: 1000 },
     http: { rateLimit: { perSecond: 1000, burst: 1000 }, cancelRateLimit: { perSecond: 2000, burst: 2000 } },
   });
-  probe.wrap(session.execution, key, session.http);
+  probe.wrap(session.execution, session.signer, session.http);
   try {
     await new Promise((r) => setTimeout(r, WARMUP_MS));
     probe.reset();

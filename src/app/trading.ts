@@ -18,8 +18,10 @@ import type { ExecutionMetrics } from '../execution/metrics.js';
 import { venueQueries, type Submitter } from '../execution/ports.js';
 import type { BookView } from '../market/book.js';
 import { MarketStreams } from '../market/market.js';
+import { CommitmentPool } from '../protocol/commitment-pool.js';
 import type { Keypair } from '../protocol/keys.js';
 import { NonceSource, type NonceStore } from '../protocol/nonce.js';
+import type { MessageSigner } from '../protocol/presigner.js';
 import { createRiskGate, riskConfig, type RiskConfigInput, type RiskEngine } from '../risk/index.js';
 import { createStrategyContext, silentStrategyLogger } from '../strategy/context.js';
 import { StrategyHost } from '../strategy/host.js';
@@ -44,6 +46,14 @@ export interface TradingOptions {
   /** Client-side request budgets (HttpClient defaults: 20/s for orders and reads, 50/s for cancels). */
   http?: Pick<HttpClientOptions, 'rateLimit' | 'cancelRateLimit' | 'timeoutMs'>;
   execution?: Pick<ExecutionOptions, 'maxBatchItems' | 'flush' | 'reconcile' | 'resolveDelaysMs'>;
+  /**
+   * How execution signs its batches. `precomputed` (default): Ed25519 with commitments computed ahead of time on a
+   * worker thread (random nonces; about a tenth of the signing time on the tick path). `deterministic`: RFC 8032
+   * signatures from the node:crypto key. Both verify alike; one-off actions are always deterministic.
+   */
+  signing?: SigningMode;
+  /** With `precomputed`: the commitment pool to draw from (commitments are key-independent; the daemon shares one). Default: the session's own. */
+  commitments?: CommitmentPool;
   metrics?: ExecutionMetrics;
   clock?: Clock;
   logger?: Logger;
@@ -55,8 +65,12 @@ export interface TradingOptions {
   riskEvaluateMs?: number;
 }
 
+export type SigningMode = 'precomputed' | 'deterministic';
+
 export interface TradingSession {
   readonly account: string;
+  /** What signs the execution's batches. */
+  readonly signer: MessageSigner;
   readonly http: HttpClient;
   readonly pool: WsPool;
   readonly market: MarketStreams;
@@ -93,6 +107,11 @@ class ArrivalLog {
     const i = ring.versions.indexOf(intent.dataVersion);
     return i < 0 ? undefined : ring.times[i];
   }
+}
+
+/** A commitment pool whose worker failure is logged (signing then falls back to deterministic signatures). */
+export function commitmentPool(logger: Logger): CommitmentPool {
+  return new CommitmentPool({ onError: (e) => logger.warn({ error: e instanceof Error ? e.message : String(e) }, 'signing commitments worker failed; signing deterministically') });
 }
 
 export async function startTrading(opts: TradingOptions): Promise<TradingSession> {
@@ -133,9 +152,13 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
     clock,
   });
   const risk = createRiskGate(riskConfig(opts.risk), view, clock);
+  const ownCommitments = opts.signing === 'deterministic' || opts.commitments ? undefined : commitmentPool(logger);
+  const commitments = opts.signing === 'deterministic' ? undefined : (opts.commitments ?? ownCommitments);
+  await commitments?.whenFilled();
+  const signer = commitments ? opts.key.presigner(commitments) : opts.key;
   execution = new Execution({
     dialect: opts.dialect,
-    key: opts.key,
+    key: signer,
     account,
     network: opts.network,
     nonces: new NonceSource({ signer: opts.key.publicKey, clock, store: opts.nonceStore }),
@@ -176,6 +199,7 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
 
   return {
     account,
+    signer,
     http,
     pool,
     market,
@@ -194,6 +218,7 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
       for (const s of subscriptions) s.unsubscribe();
       pool.close();
       http.close();
+      await ownCommitments?.close();
       return report;
     },
   };

@@ -5,7 +5,7 @@ import type { Clock } from '../core/clock.js';
 import type { Dialect } from '../core/types.js';
 import type { SubmitOutcome } from '../client/submit.js';
 import type { DialectCodec, SignMode } from '../protocol/dialect.js';
-import type { Keypair } from '../protocol/keys.js';
+import type { MessageSigner } from '../protocol/presigner.js';
 import { signTrustedRequest, type SignedRequest } from '../protocol/sign.js';
 import type { Network } from '../core/types.js';
 import type { Submitter, Timers } from './ports.js';
@@ -52,7 +52,7 @@ export type FlushMode = 'microtask' | 'immediate' | { readonly delayMs: number }
 export interface BatcherOptions {
   dialect: Dialect;
   codec: DialectCodec;
-  key: Keypair;
+  key: MessageSigner;
   /** Base58 public key of the traded account. */
   account: string;
   network: Network;

@@ -10,7 +10,7 @@ import { silentLogger } from '../client/logger.js';
 import type { SubmitOutcome } from '../client/submit.js';
 import { codecFor } from '../protocol/codecs.js';
 import type { DialectCodec, SignMode } from '../protocol/dialect.js';
-import type { Keypair } from '../protocol/keys.js';
+import type { MessageSigner } from '../protocol/presigner.js';
 import type { RiskGate } from '../risk/types.js';
 import { Batcher, type Batch, type BatchSink, type Command, type FlushMode } from './batcher.js';
 import { cloidFactory } from './cloid.js';
@@ -28,7 +28,7 @@ export interface ExecutionOptions {
   /** Default: the registered codec of `dialect`. */
   codec?: DialectCodec;
   /** The signer (the account itself or one of its agents). */
-  key: Keypair;
+  key: MessageSigner;
   /** Base58 public key of the traded account. Default: the key's. */
   account?: string;
   /** Network byte of the current dialect. Default mainnet. */

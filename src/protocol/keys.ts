@@ -2,11 +2,14 @@
 // generation and signing. Invariant: secret bytes never appear in messages, toString, JSON or inspect.
 
 import * as ed from '@noble/ed25519';
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { SigningError, ValidationError } from '../core/errors.js';
 import { base58Decode, base58Encode } from './base58.js';
+import type { CommitmentSource } from './commitment-pool.js';
+import { secretScalar } from './ed25519-scalar.js';
+import { Presigner } from './presigner.js';
 
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
@@ -98,6 +101,16 @@ export class Keypair {
   /** Base58 of `sign(message)`. */
   signBase58(message: Uint8Array): string {
     return base58Encode(this.sign(message));
+  }
+
+  /** A signer over this key that signs with precomputed commitments (presigner.ts), and with sign() when none is ready. */
+  presigner(commitments: CommitmentSource): Presigner {
+    const seed = this.#seed();
+    const digest = createHash('sha512').update(seed).digest();
+    const scalar = secretScalar(digest);
+    seed.fill(0);
+    digest.fill(0);
+    return new Presigner(this, scalar, (message) => this.sign(message), commitments);
   }
 
   /** The same signature through the portable pure-JS implementation (@noble/ed25519). */

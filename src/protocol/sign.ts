@@ -1,9 +1,10 @@
-// The signing hot path: encode with a dialect (validating, or trusted for in-process batches), sign with the
-// node:crypto key, build the JSON body. Invariant: the key must belong to the declared signer; nothing is signed for any other.
+// The signing hot path: encode with a dialect (validating, or trusted for in-process batches), sign (a Keypair's
+// node:crypto key, or a Presigner over it), build the JSON body. Invariant: the key must belong to the declared signer; nothing is signed for any other.
 
 import { SigningError } from '../core/errors.js';
 import type { DialectCodec, EncodeInput, Encoded } from './dialect.js';
-import type { Keypair } from './keys.js';
+import { base58Encode } from './base58.js';
+import type { MessageSigner } from './presigner.js';
 
 export interface SignedRequest {
   readonly encoded: Encoded;
@@ -18,7 +19,7 @@ export interface SignedRequest {
 }
 
 /** Encodes and signs one request; throws ValidationError on bad input, SigningError on a key/signer mismatch. */
-export function signRequest(codec: DialectCodec, key: Keypair, input: EncodeInput): SignedRequest {
+export function signRequest(codec: DialectCodec, key: MessageSigner, input: EncodeInput): SignedRequest {
   checkSigner(key, input);
   return sign(key, input, codec.encode(input));
 }
@@ -27,16 +28,16 @@ export function signRequest(codec: DialectCodec, key: Keypair, input: EncodeInpu
  * signRequest for actions built in process from checked values (execution's batches): the codec's encodeTrusted,
  * without the schema pass over the actions. Throws like signRequest for the nonce, mode, keys and ids.
  */
-export function signTrustedRequest(codec: DialectCodec, key: Keypair, input: EncodeInput): SignedRequest {
+export function signTrustedRequest(codec: DialectCodec, key: MessageSigner, input: EncodeInput): SignedRequest {
   checkSigner(key, input);
   return sign(key, input, codec.encodeTrusted(input));
 }
 
-function checkSigner(key: Keypair, input: EncodeInput): void {
+function checkSigner(key: MessageSigner, input: EncodeInput): void {
   if (input.signer !== key.publicKey) throw new SigningError(`the key ${key.publicKey} is not the declared signer ${input.signer}`);
 }
 
-function sign(key: Keypair, input: EncodeInput, encoded: Encoded): SignedRequest {
-  const signature = key.signBase58(encoded.message);
+function sign(key: MessageSigner, input: EncodeInput, encoded: Encoded): SignedRequest {
+  const signature = base58Encode(key.sign(encoded.message));
   return { encoded, signature, bodyText: encoded.bodyText(signature), signer: input.signer, nonce: input.nonce };
 }

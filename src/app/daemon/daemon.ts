@@ -10,7 +10,8 @@ import { onSignal } from '../../risk/index.js';
 import { createMetrics, startControlServer, componentLogger, strategyLogger, type ControlServer } from '../../telemetry/index.js';
 import { startVenue, type Venue } from '../../venue-sim/server/index.js';
 import type { DaemonConfig } from '../config/index.js';
-import { startTrading, type TradingSession } from '../trading.js';
+import type { CommitmentPool } from '../../protocol/commitment-pool.js';
+import { commitmentPool, startTrading, type TradingSession } from '../trading.js';
 import { venueOptions } from '../venue-config.js';
 import { loadAccounts, prepareAccounts, type DaemonAccount } from './accounts.js';
 import { control, readiness, statusOf, type SessionEntry } from './control.js';
@@ -71,6 +72,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     await prepareAccounts(accounts, { http: setupHttp, dialect, network, nonces: journal.nonces, clock, log });
 
     const metrics = createMetrics();
+    const commitments = config.execution.signing === 'precomputed' ? commitmentPool(componentLogger(logger, 'execution')) : undefined;
+    if (commitments) closers.push(() => commitments.close());
     const sessions: SessionEntry[] = [];
     closers.push(async () => {
       for (const s of sessions) await s.session.stop({ cancelOrders: config.shutdown.cancelOrders, deadlineMs: config.shutdown.deadlineMs });
@@ -78,7 +81,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     for (const account of accounts) {
       const mine = config.strategies.flatMap((c, i) => (c.account === account.name ? [opts.strategies[i]!] : []));
       if (mine.length === 0) continue;
-      sessions.push({ account, session: await startSession(opts, account, mine, { url, wsUrl, journal, metrics }) });
+      sessions.push({ account, session: await startSession(opts, account, mine, { url, wsUrl, journal, metrics, commitments }) });
     }
     const recordings = sessions.map(({ session }) => recordSession(journal, session, { snapshotEveryMs: 60_000, log: componentLogger(logger, 'journal') }));
     let ready = true;
@@ -146,6 +149,7 @@ interface SessionDeps {
   wsUrl: string;
   journal: Journal;
   metrics: ReturnType<typeof createMetrics>;
+  commitments: CommitmentPool | undefined;
 }
 
 function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: LoadedStrategy[], deps: SessionDeps): Promise<TradingSession> {
@@ -172,6 +176,8 @@ function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: L
       flush: config.execution.flushDelayMs === 0 ? 'microtask' : { delayMs: config.execution.flushDelayMs },
       reconcile: { unknownOrders: config.execution.unknownOrders },
     },
+    signing: config.execution.signing,
+    commitments: deps.commitments,
     metrics: deps.metrics,
     clock,
     logger: componentLogger(sessionLog, 'execution'),

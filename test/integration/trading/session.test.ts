@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTrading, type TradingSession } from '../../../src/app/trading.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
+import { Presigner } from '../../../src/protocol/presigner.js';
 import { loadStrategies } from '../../../src/strategy/loader.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
 
@@ -41,6 +42,9 @@ describe('trading session against the local venue', () => {
     expect(session.host.snapshot().map((s) => [s.name, s.state])).toEqual([['mm', 'running']]);
     const before = venue.engine.orderHistory(key.publicKey).length;
     await until(() => venue.engine.orderHistory(key.publicKey).length > before + 2, 'requotes as the market moves');
+    // Every batch the venue accepted was signed with a precomputed commitment (the default), none deterministically.
+    expect(session.signer).toBeInstanceOf(Presigner);
+    expect((session.signer as Presigner).deterministicCount).toBe(0);
   });
 
   it('the kill switch halts: no new orders reach the venue while HALTED, quoting resumes after resume', async () => {

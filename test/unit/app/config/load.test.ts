@@ -42,7 +42,7 @@ describe('daemon config: schema', () => {
     expect(c.accounts).toEqual([{ name: 'main', keyFile: join(DIR, 'keys/main.json'), createKey: false, leverage: {} }]);
     expect(c.strategies).toEqual([{ module: 'market-maker', account: 'main', params: {} }]);
     expect(c.risk).toEqual({});
-    expect(c.execution).toEqual({ maxBatchItems: 20, flushDelayMs: 0, unknownOrders: 'cancel' });
+    expect(c.execution).toEqual({ maxBatchItems: 20, flushDelayMs: 0, unknownOrders: 'cancel', signing: 'precomputed' });
     expect(c.http).toEqual({ ordersPerSecond: 50, ordersBurst: 100, cancelsPerSecond: 100, cancelsBurst: 200, timeoutMs: 10_000 });
     expect(c.journal).toEqual({ path: join(DIR, 'data/perpbot.sqlite') });
     expect(c.telemetry).toEqual({ host: '127.0.0.1', port: 9464, token: undefined, statusIntervalMs: 10_000 });

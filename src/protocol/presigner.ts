@@ -1,0 +1,68 @@
+// Ed25519 signatures from precomputed commitments (RFC 8032 §5.1.6 with the nonce r drawn at random rather than
+// hashed from the message): on the hot path one SHA-512 and one scalar multiply-add instead of a fixed-base
+// multiplication. Any RFC 8032 verifier accepts them; they are not deterministic.
+// Invariants: a commitment signs one message and is wiped after use; with none ready the key's deterministic
+// node:crypto signature is used; the secret scalar stays in this object's private field.
+
+import { createHash } from 'node:crypto';
+import { inspect } from 'node:util';
+import type { CommitmentSource } from './commitment-pool.js';
+import { GROUP_ORDER, littleEndian, writeLittleEndian32 } from './ed25519-scalar.js';
+
+/** What signs messages for one public key (a Keypair, or a Presigner over one). */
+export interface MessageSigner {
+  /** Base58 public key. */
+  readonly publicKey: string;
+  /** The 64-byte Ed25519 signature of `message`. */
+  sign(message: Uint8Array): Uint8Array;
+}
+
+export class Presigner implements MessageSigner {
+  readonly publicKey: string;
+  readonly #publicKeyBytes: Uint8Array;
+  readonly #scalar: bigint;
+  readonly #fallback: (message: Uint8Array) => Uint8Array;
+  readonly #commitments: CommitmentSource;
+  #deterministic = 0;
+
+  /** Use Keypair.presigner(); `scalar` is the key's RFC 8032 secret scalar, `fallback` its deterministic signature. */
+  constructor(key: { publicKey: string; publicKeyBytes: Uint8Array }, scalar: bigint, fallback: (message: Uint8Array) => Uint8Array, commitments: CommitmentSource) {
+    this.publicKey = key.publicKey;
+    this.#publicKeyBytes = key.publicKeyBytes;
+    this.#scalar = scalar;
+    this.#fallback = fallback;
+    this.#commitments = commitments;
+  }
+
+  /** Signatures made deterministically because no commitment was ready. */
+  get deterministicCount(): number {
+    return this.#deterministic;
+  }
+
+  sign(message: Uint8Array): Uint8Array {
+    const c = this.#commitments.take();
+    if (!c) {
+      this.#deterministic++;
+      return this.#fallback(message);
+    }
+    const digest = createHash('sha512').update(c.R).update(this.#publicKeyBytes).update(message).digest();
+    const s = (littleEndian(c.r) + (littleEndian(digest) % GROUP_ORDER) * this.#scalar) % GROUP_ORDER;
+    c.r.fill(0);
+    const signature = new Uint8Array(64);
+    signature.set(c.R);
+    writeLittleEndian32(s, signature, 32);
+    return signature;
+  }
+
+  toString(): string {
+    return `Presigner(${this.publicKey})`;
+  }
+
+  toJSON(): { publicKey: string } {
+    return { publicKey: this.publicKey };
+  }
+
+  [inspect.custom](): string {
+    return this.toString();
+  }
+}
