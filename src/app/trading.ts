@@ -87,7 +87,7 @@ export interface TradingSession {
   stop(opts?: { cancelOrders?: boolean; deadlineMs?: number }): Promise<StopReport>;
 }
 
-/** When each book version of a symbol was built (ns), for tick-to-trade: the last 64 versions. */
+/** When the frame behind each book version of a symbol arrived (ns), for tick-to-trade: the last 64 versions. */
 class ArrivalLog {
   private readonly rings = new Map<string, { versions: number[]; times: bigint[]; next: number }>();
 
@@ -119,7 +119,7 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
   const logger = opts.logger ?? silentLogger;
   const account = opts.account ?? opts.key.publicKey;
   const http = new HttpClient({ baseUrl: opts.url, dialect: opts.dialect, clock, ...opts.http });
-  const pool = new WsPool({ url: opts.wsUrl, dialect: opts.dialect, logger });
+  const pool = new WsPool({ url: opts.wsUrl, dialect: opts.dialect, logger, clock });
   const market = new MarketStreams({ source: pool, l2book: (symbol, nlevels) => http.l2book(symbol, nlevels) });
   const accounts = new AccountStreams({ source: pool, http, logger });
   const markets = new Map((await http.exchangeInfo()).map((m) => [m.symbol, m]));
@@ -135,7 +135,8 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
     subscriptions.push(
       market.bookChanges$(s).subscribe((b) => {
         books.set(s, b);
-        arrivals.record(s, b.version, clock.nowNs());
+        // The frame's arrival, before it was parsed and applied (a book rebuilt from an HTTP snapshot: now).
+        arrivals.record(s, b.version, pool.frameArrivalNs ?? clock.nowNs());
       }),
     );
   }

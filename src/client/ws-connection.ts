@@ -3,6 +3,7 @@
 
 import { BehaviorSubject, asyncScheduler, distinctUntilChanged, type Observable, type SchedulerLike, type Subscription as RxSubscription } from 'rxjs';
 import { WebSocket, type RawData } from 'ws';
+import { systemClock, type Clock } from '../core/clock.js';
 import { parseJson } from '../core/json.js';
 import { ValidationError } from '../core/errors.js';
 import type { Dialect } from '../core/types.js';
@@ -33,6 +34,8 @@ export interface WsConnectionOptions {
   idleTimeoutMs?: number;
   /** Opening handshake limit, ms. Default 10 000. */
   handshakeTimeoutMs?: number;
+  /** Stamps each frame's arrival (frameArrivalNs). Default: the system clock. */
+  clock?: Pick<Clock, 'nowNs'>;
   logger?: Logger;
 }
 
@@ -91,9 +94,12 @@ export class WsConnection {
   private attempt = 0;
   private reconnect: RxSubscription | undefined;
   private closed = false;
+  private readonly clock: Pick<Clock, 'nowNs'>;
+  private routingNs: bigint | undefined;
 
   constructor(private readonly opts: WsConnectionOptions) {
     this.scheduler = opts.scheduler ?? asyncScheduler;
+    this.clock = opts.clock ?? systemClock();
     this.logger = opts.logger ?? silentLogger;
     this.errors = new FrameErrors(this.logger, opts.url);
     this.inbound = inboundCodecFor(opts.dialect ?? 'v1');
@@ -103,6 +109,11 @@ export class WsConnection {
 
   get state(): ConnectionState {
     return this.stateSubject.value;
+  }
+
+  /** Clock ns at which the frame being routed now arrived (read it from a sink); undefined outside routing. */
+  get frameArrivalNs(): bigint | undefined {
+    return this.routingNs;
   }
 
   get topicCount(): number {
@@ -160,7 +171,13 @@ export class WsConnection {
     this.ws = ws;
     ws.on('open', () => this.onOpen(ws));
     ws.on('message', (data, isBinary) => {
-      if (ws === this.ws) this.onFrame(data, isBinary);
+      if (ws !== this.ws) return;
+      this.routingNs = this.clock.nowNs();
+      try {
+        this.onFrame(data, isBinary);
+      } finally {
+        this.routingNs = undefined;
+      }
     });
     ws.on('ping', () => this.idle.touch());
     ws.on('error', (e) => this.logger.info({ url: this.opts.url, error: e.message }, 'websocket error'));

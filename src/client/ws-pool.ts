@@ -34,6 +34,15 @@ export class WsPool implements StreamSource {
     return this.conns;
   }
 
+  /** Clock ns at which the frame being routed now arrived, on whichever connection; undefined outside routing. */
+  get frameArrivalNs(): bigint | undefined {
+    for (const c of this.conns) {
+      const ns = c.frameArrivalNs;
+      if (ns !== undefined) return ns;
+    }
+    return undefined;
+  }
+
   /** Sum of every connection's counters. */
   get stats(): ConnectionStats {
     const total: ConnectionStats = {

@@ -77,7 +77,8 @@ export class CommitmentPool implements CommitmentSource {
     this.refillBelow = opts.refillBelow ?? this.capacity / 2;
     this.chunk = opts.chunk ?? 64;
     if (!Number.isInteger(this.capacity) || this.capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${this.capacity}`);
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { noble: NOBLE_URL, order: GROUP_ORDER.toString() }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+    // Latency-insensitive and short-lived garbage: a 2 MB young generation keeps the thread's memory small.
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { noble: NOBLE_URL, order: GROUP_ORDER.toString() }, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
     this.worker.unref();
     let filled!: () => void;
     this.firstFill = new Promise((resolve) => (filled = resolve));

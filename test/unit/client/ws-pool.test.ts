@@ -50,6 +50,22 @@ describe('WsConnection and WsPool', () => {
     expect(pool.stats.invalidFrames.schema).toBe(0);
   });
 
+  it('stamps each frame on arrival, before parsing: sinks read that stamp, nothing outside routing does', async () => {
+    venue = await LoopbackVenue.start();
+    let now = 1000n;
+    pool = new WsPool({ url: venue.wsUrl, clock: { nowNs: () => (now += 7n) } });
+    const seen: (bigint | undefined)[] = [];
+    subs.push(pool.topic$({ type: 'account', user: key(1) }).subscribe(() => seen.push(pool!.frameArrivalNs)));
+    await until(() => seen.length === 1, 'account snapshot');
+    expect(seen[0]).toBe(now);
+    venue.sendRaw('{"not json');
+    venue.dropConnections();
+    await until(() => seen.length === 2, 'snapshot after resubscribe');
+    expect(seen[1]).toBe(now);
+    expect(seen[1]! > seen[0]!).toBe(true);
+    expect(pool.frameArrivalNs).toBeUndefined();
+  });
+
   it('answers the venue pings (the venue keeps the connection)', async () => {
     venue = await LoopbackVenue.start({ hub: { pingIntervalMs: 20, pongTimeoutMs: 15 } });
     pool = new WsPool({ url: venue.wsUrl });
