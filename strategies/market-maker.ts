@@ -1,7 +1,7 @@
 // A simple market maker (the daemon's default): symmetric quotes around the mid, skewed by inventory, capped by a max position.
 // Invariants: quotes sit on the tick and lot grids, never cross the book or each other, meet minNotional; nothing is quoted until the book has both sides.
 
-import { combineLatest, distinctUntilChanged, map, skipWhile, tap, throttleTime, type MonoTypeOperatorFunction } from 'rxjs';
+import { combineLatest, distinctUntilChanged, map, skipWhile, throttleTime, type MonoTypeOperatorFunction } from 'rxjs';
 import {
   defineStrategy,
   inventory,
@@ -124,8 +124,9 @@ export default defineStrategy({
       map((state) => positionOf(state, p.symbol)),
       distinctUntilChanged(),
     );
+    // Throttled quote sets are compared again: the trailing one may equal the last one sent.
     const throttle: MonoTypeOperatorFunction<Computed> =
-      p.minIntervalMs > 0 ? throttleTime(p.minIntervalMs, ctx.scheduler, { leading: true, trailing: true }) : (source) => source;
+      p.minIntervalMs > 0 ? (source) => source.pipe(throttleTime(p.minIntervalMs, ctx.scheduler, { leading: true, trailing: true }), distinctQuotes) : (source) => source;
 
     return combineLatest([ctx.market.book$(p.symbol), position$]).pipe(
       map(([book, position]): Computed => {
@@ -140,9 +141,10 @@ export default defineStrategy({
       skipWhile((c) => c.quotes.length === 0),
       distinctQuotes,
       throttle,
-      distinctQuotes,
-      map((c): Intent => ({ kind: 'quoteSet', symbol: p.symbol, quotes: c.quotes, ...c.stamp })),
-      tap(() => quoteSets.inc()),
+      map((c): Intent => {
+        quoteSets.inc();
+        return { kind: 'quoteSet', symbol: p.symbol, quotes: c.quotes, dataTimeMs: c.stamp.dataTimeMs, dataVersion: c.stamp.dataVersion };
+      }),
     );
   },
 });

@@ -113,6 +113,14 @@ export interface TrackerOptions {
 
 const tagKey = (strategy: string, tag: string) => `${strategy}\u0000${tag}`;
 
+/** Appends the orders of `bySymbol` in `symbol` (every symbol when undefined) to `out`. */
+function collect(bySymbol: ReadonlyMap<string, ReadonlySet<TrackedOrder>>, symbol: string | undefined, out: TrackedOrder[]): void {
+  if (symbol !== undefined) {
+    const set = bySymbol.get(symbol);
+    if (set) for (const o of set) out.push(o);
+  } else for (const set of bySymbol.values()) for (const o of set) out.push(o);
+}
+
 export class Tracker {
   private readonly byId = new Map<string, TrackedOrder>();
   /** Non-terminal orders by strategy, then symbol. */
@@ -269,11 +277,10 @@ export class Tracker {
   /** Non-terminal orders (including pending ones) of `strategy` (every strategy when undefined), in `symbol` or all: a new array. */
   openOrders(strategy?: string, symbol?: string): TrackedOrder[] {
     const out: TrackedOrder[] = [];
-    const add = (set: ReadonlySet<TrackedOrder> | undefined) => set?.forEach((o) => out.push(o));
-    for (const bySymbol of strategy === undefined ? this.open.values() : [this.open.get(strategy)]) {
-      if (symbol !== undefined) add(bySymbol?.get(symbol));
-      else bySymbol?.forEach(add);
-    }
+    if (strategy !== undefined) {
+      const bySymbol = this.open.get(strategy);
+      if (bySymbol) collect(bySymbol, symbol, out);
+    } else for (const bySymbol of this.open.values()) collect(bySymbol, symbol, out);
     return out;
   }
 

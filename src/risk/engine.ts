@@ -8,6 +8,8 @@ import type { OrderSpec } from '../core/intent.js';
 import type { RateConfig, RiskConfig } from './config.js';
 import type { PlannedOp, RiskDecision, RiskGate, RiskReason, RiskView, TradingState, TradingStateChange } from './types.js';
 
+type OpenSizes = ReturnType<RiskView['openOrderSizes']>;
+
 /** A RiskView that can also list the symbols with positions or orders (then all of them count in the totals). */
 export type RiskViewWithSymbols = RiskView & { symbols?(): Iterable<string> };
 
@@ -92,6 +94,8 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
   let disconnectedSinceMs: number | undefined;
   let lossLatchDay: number | undefined;
   const seen = new Set<string>([...Object.keys(config.maxPositionNotionalUsdBySymbol), ...Object.keys(config.maxOrderSizeBaseBySymbol)]);
+  /** Scratch set of checkExposure: the markets other than the order's that count in the total. */
+  const others = new Set<string>();
 
   /** The reason given to a return to ACTIVE: the last condition lifted (or resume's reason). */
   let liftReason = 'started';
@@ -139,18 +143,14 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
     publish(nowMs);
   }
 
-  /** Worst-case position of `symbol` if every open order filled, base units, ≥ 0: max(long side, short side). */
-  function exposureBase(symbol: string): number {
-    const pos = view.position(symbol);
-    const open = view.openOrderSizes(symbol);
+  /** Worst-case position if every open order filled, base units, ≥ 0: max(long side, short side). */
+  function worstCase(pos: number, open: OpenSizes): number {
     return Math.max(pos + Math.abs(open.buy), Math.abs(open.sell) - pos, 0);
   }
 
-  /** True when filling `order` (with the same side's open orders) only moves the position toward zero. */
-  function reduces(order: OrderSpec): boolean {
+  /** True when filling `order` (with the same side's open orders) only moves the position `pos` toward zero. */
+  function reduces(order: OrderSpec, pos: number, open: OpenSizes): boolean {
     if (order.reduceOnly) return true;
-    const pos = view.position(order.symbol);
-    const open = view.openOrderSizes(order.symbol);
     if (order.side === 'sell') return pos > 0 && Math.abs(open.sell) + order.size <= pos;
     return pos < 0 && Math.abs(open.buy) + order.size <= -pos;
   }
@@ -166,7 +166,9 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
     if (!(stamp.dataTimeMs >= nowMs - config.staleInputBudgetMs)) {
       return deny('STALE_INPUT', `computed from data ${fmt(nowMs - stamp.dataTimeMs)} ms old (budget ${config.staleInputBudgetMs} ms)`);
     }
-    const reducing = reduces(order);
+    const pos = view.position(symbol);
+    const open = view.openOrderSizes(symbol);
+    const reducing = reduces(order, pos, open);
     const pnlUsd = view.pnlTodayUsd();
     if (!reducing && !(pnlUsd >= -config.dailyLossLimitUsd)) {
       return deny('DAILY_LOSS', `daily PnL ${fmt(pnlUsd)} USD is beyond the loss limit of ${config.dailyLossLimitUsd} USD; only reducing orders`);
@@ -195,7 +197,7 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
     const openOrders = view.openOrderCount();
     if (!(openOrders + 1 <= config.maxOpenOrders)) return deny('MAX_OPEN_ORDERS', `${openOrders} open orders; limit ${config.maxOpenOrders}`);
 
-    const exposure = checkExposure(order, mark);
+    const exposure = checkExposure(order, mark, pos, open);
     if (exposure !== OK) return exposure;
 
     if (!orders.available(nowMs)) return deny('ORDER_RATE', `order rate limit ${config.orderRate.perSecond}/s (burst ${config.orderRate.burst}) reached`);
@@ -203,15 +205,12 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
     return OK;
   }
 
-  /** Position, total position and leverage limits, for orders that grow the worst-case exposure. */
-  function checkExposure(order: OrderSpec, mark: number): RiskDecision {
+  /** Position, total position and leverage limits, for orders that grow the worst-case exposure (`pos`, `open`: the order's market). */
+  function checkExposure(order: OrderSpec, mark: number, pos: number, open: OpenSizes): RiskDecision {
     if (order.reduceOnly) return OK;
     const { symbol } = order;
-    const pos = view.position(symbol);
-    const open = view.openOrderSizes(symbol);
     const sideBase = order.side === 'buy' ? pos + Math.abs(open.buy) + order.size : Math.abs(open.sell) + order.size - pos;
-    const beforeBase = exposureBase(symbol);
-    if (sideBase <= beforeBase) return OK;
+    if (sideBase <= worstCase(pos, open)) return OK;
 
     const maxPositionUsd = config.maxPositionNotionalUsdBySymbol[symbol] ?? config.maxPositionNotionalUsd;
     const positionUsd = sideBase * mark;
@@ -220,11 +219,12 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
     }
 
     let totalUsd = positionUsd;
-    const symbols = new Set(seen);
-    if (view.symbols) for (const s of view.symbols()) symbols.add(s);
-    for (const s of symbols) {
-      if (s === symbol) continue;
-      const base = exposureBase(s);
+    others.clear();
+    for (const s of seen) others.add(s);
+    if (view.symbols) for (const s of view.symbols()) others.add(s);
+    others.delete(symbol);
+    for (const s of others) {
+      const base = worstCase(view.position(s), view.openOrderSizes(s));
       if (base === 0) continue;
       const m = view.markPrice(s);
       if (m === undefined || !(m > 0) || !Number.isFinite(m)) return deny('NO_MARK_PRICE', `no mark price for ${s} (needed for the total position)`);
