@@ -16,7 +16,7 @@ function packageRoot(from: string): string {
 export const ROOT = packageRoot(import.meta.dirname);
 const CLI = join(ROOT, 'dist/src/cli.js');
 /** The node flags of `npm start` (`node --flag … dist/src/cli.js run …`), so tests and benches run what users run. */
-function startFlags(): string[] {
+export function startFlags(): string[] {
   const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const words = start.split(/\s+/).slice(1);
   return words.slice(0, words.findIndex((w) => !w.startsWith('--')));
