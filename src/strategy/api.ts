@@ -186,6 +186,27 @@ function decimalsOf(step: number): number {
   return Math.min(100, fraction + (e >= 0 ? Number(s.slice(e + 2)) : 0));
 }
 
+/** A step as an integer count of units of 10^-decimals (0.25 → 25 of 0.01), when 10^decimals is exact. */
+interface ScaledStep {
+  readonly units: number;
+  readonly scale: number;
+}
+
+const scaledSteps = new Map<number, ScaledStep | null>();
+
+function scaledStep(step: number): ScaledStep | null {
+  let scaled = scaledSteps.get(step);
+  if (scaled === undefined) {
+    const decimals = decimalsOf(step);
+    const scale = 10 ** decimals;
+    const units = Math.round(step * scale);
+    scaled = decimals <= 22 && Number.isSafeInteger(units) ? { units, scale } : null;
+    if (scaledSteps.size >= 256) scaledSteps.clear();
+    scaledSteps.set(step, scaled);
+  }
+  return scaled;
+}
+
 /** `value` rounded to a multiple of `step`, printed exactly at the step's decimals. Throws RangeError for a step that is not > 0. */
 export function roundToStep(value: number, step: number, mode: Rounding = 'nearest'): number {
   if (!(step > 0) || !Number.isFinite(step)) throw new RangeError(`step must be a finite number > 0, got ${step}`);
@@ -193,6 +214,10 @@ export function roundToStep(value: number, step: number, mode: Rounding = 'neare
   // Division error grows with the quotient: 100000.3 / 0.1 is 1000002.9999999999.
   const eps = Math.max(1e-9, Math.abs(n) * 1e-12);
   const k = mode === 'down' ? Math.floor(n + eps) : mode === 'up' ? Math.ceil(n - eps) : Math.round(n);
+  // k·units / 10^d divides two exact integers: the double nearest the decimal, the same as parsing its text.
+  const scaled = scaledStep(step);
+  const units = scaled === null ? NaN : k * scaled.units;
+  if (scaled !== null && Number.isSafeInteger(units)) return units / scaled.scale + 0;
   return Number((k * step).toFixed(decimalsOf(step))) + 0;
 }
 

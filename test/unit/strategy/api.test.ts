@@ -43,6 +43,25 @@ describe('rounding helpers', () => {
     expect(roundToLot(0.01231, 0.0001, 'up')).toBe(0.0124);
   });
 
+  it("lands on the grid, exact at the step's decimals, on the side the mode asks (random values and steps)", () => {
+    const steps: [number, number][] = [[1, 0], [5, 0], [0.5, 1], [0.25, 2], [0.1, 1], [0.01, 2], [0.001, 3], [1e-4, 4], [1e-7, 7], [2.5e-7, 8], [0.05, 2], [100, 0]];
+    for (let i = 0; i < 20_000; i++) {
+      const [step, decimals] = steps[i % steps.length]!;
+      const value = (Math.random() - 0.3) * step * 10 ** Math.floor(Math.random() * 9);
+      const down = roundToStep(value, step, 'down');
+      const up = roundToStep(value, step, 'up');
+      const nearest = roundToStep(value, step);
+      for (const r of [down, up, nearest]) {
+        expect(Number(r.toFixed(decimals))).toBe(r);
+        expect(Math.abs(r / step - Math.round(r / step))).toBeLessThan(1e-6);
+      }
+      const slack = Math.abs(value) * 1e-12 + 1e-9 * step;
+      expect(down <= value + slack && down > value - step - slack).toBe(true);
+      expect(up >= value - slack && up < value + step + slack).toBe(true);
+      expect(nearest === down || nearest === up).toBe(true);
+    }
+  });
+
   it('throws RangeError for a step that is not > 0', () => {
     expect(() => roundToStep(1, 0)).toThrow(RangeError);
     expect(() => roundToStep(1, -0.1)).toThrow(RangeError);
