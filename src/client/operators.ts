@@ -1,7 +1,7 @@
 // Stream operators of the venue adapter: silence detection (watchdog), latest-value conflation, light multicast.
 // Invariant: the timed ones run on an injected RxJS scheduler, so marble tests and backtests drive them in virtual time.
 
-import { asapScheduler, Observable, Subscription, type MonoTypeOperatorFunction, type OperatorFunction, type SchedulerLike, type Subscriber } from 'rxjs';
+import { Observable, Subscription, type MonoTypeOperatorFunction, type OperatorFunction, type SchedulerLike, type Subscriber } from 'rxjs';
 
 /**
  * Calls `onStale(silentMs)` whenever `touch` was not called for `timeoutMs`, and again every `timeoutMs`
@@ -67,12 +67,12 @@ export function watchdog(timeoutMs: number, scheduler: SchedulerLike): OperatorF
 }
 
 /**
- * Latest-value conflation: after a burst of values (everything emitted before `scheduler` runs again;
- * with the default asap scheduler, one socket read), delivers only the newest. A slow subscriber therefore
- * sees fewer, newer values and never holds up the producer. Completion waits for a pending delivery.
- * (auditTime(0) without its per-burst timer Observable: one scheduled action per burst, on the frame path.)
+ * Latest-value conflation: after a burst of values (everything emitted before the delivery runs; by default a
+ * microtask, so one socket read), delivers only the newest. A slow subscriber therefore sees fewer, newer values and
+ * never holds up the producer. Completion waits for a pending delivery. With a `scheduler` (virtual time, tests) the
+ * delivery is one action of it per burst; without, a bare queueMicrotask (no scheduler action on the frame path).
  */
-export function conflate<T>(scheduler: SchedulerLike = asapScheduler): MonoTypeOperatorFunction<T> {
+export function conflate<T>(scheduler?: SchedulerLike): MonoTypeOperatorFunction<T> {
   return (source) =>
     new Observable<T>((subscriber) => {
       let latest: T | undefined;
@@ -80,6 +80,7 @@ export function conflate<T>(scheduler: SchedulerLike = asapScheduler): MonoTypeO
       let completed = false;
       let action: Subscription | undefined;
       const deliver = () => {
+        if (!scheduled) return;
         scheduled = false;
         action = undefined;
         subscriber.next(latest as T);
@@ -90,6 +91,7 @@ export function conflate<T>(scheduler: SchedulerLike = asapScheduler): MonoTypeO
           latest = value;
           if (scheduled) return;
           scheduled = true;
+          if (!scheduler) return queueMicrotask(deliver);
           const scheduledAction = scheduler.schedule(deliver);
           if (scheduled) action = scheduledAction;
         },
@@ -100,6 +102,7 @@ export function conflate<T>(scheduler: SchedulerLike = asapScheduler): MonoTypeO
         },
       });
       return () => {
+        scheduled = false;
         action?.unsubscribe();
         upstream.unsubscribe();
       };

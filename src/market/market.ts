@@ -1,7 +1,7 @@
 // The market observables book$, trades$, ticker$, frontendContext$, risk$: hot, ref-counted, over a StreamSource.
 // Invariants: stores are updated before emission and replayed to late subscribers; book$ conflates per subscriber.
 
-import { asapScheduler, asyncScheduler, auditTime, catchError, EMPTY, exhaustMap, filter, from, interval, map, mergeMap, NEVER, Observable, share, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, auditTime, catchError, EMPTY, exhaustMap, filter, from, interval, map, mergeMap, NEVER, Observable, share, type SchedulerLike } from 'rxjs';
 import type { StreamSource } from '../client/ws-pool.js';
 import { topicOf } from '../client/ws-connection.js';
 import { conflate, multicast } from '../client/operators.js';
@@ -21,7 +21,7 @@ export interface MarketStreamsOptions {
   mismatchesBeforeRebuild?: number;
   /** Timers of the cross-check. Default asyncScheduler. */
   scheduler?: SchedulerLike;
-  /** When conflated book$ deliveries run. Default asapScheduler (once per socket read). */
+  /** When conflated book$ deliveries run. Default: a microtask (once per socket read). */
   conflateScheduler?: SchedulerLike;
 }
 
@@ -54,7 +54,7 @@ export class MarketStreams {
    * busy with one book gets the newest one next, never a backlog). Replays the current book on subscribe.
    */
   book$(symbol: string): Observable<BookView> {
-    return this.bookChanges$(symbol).pipe(conflate(this.opts.conflateScheduler ?? asapScheduler));
+    return this.bookChanges$(symbol).pipe(conflate(this.opts.conflateScheduler));
   }
 
   /** The book after every single change, delivered synchronously (for fast consumers: recorders, benchmarks). */

@@ -1,4 +1,4 @@
-import { of, queueScheduler } from 'rxjs';
+import { Subject, of, queueScheduler } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { conflate, watchdog } from '../../../src/client/operators.js';
@@ -47,6 +47,21 @@ describe('conflate (marbles)', () => {
     ts.run(({ hot, expectObservable }) => {
       expectObservable(hot('a 5ms b').pipe(conflate(ts)), '^ 3ms !').toBe('a');
     });
+  });
+
+  it('without a scheduler, delivers the newest value of a synchronous burst in one microtask, and nothing after unsubscribe', async () => {
+    const source = new Subject<number>();
+    const seen: number[] = [];
+    const sub = source.pipe(conflate()).subscribe((v) => seen.push(v));
+    source.next(1);
+    source.next(2);
+    expect(seen).toEqual([]);
+    await Promise.resolve();
+    expect(seen).toEqual([2]);
+    source.next(3);
+    sub.unsubscribe();
+    await Promise.resolve();
+    expect(seen).toEqual([2]);
   });
 
   it('delivers every value with a scheduler that runs actions synchronously', () => {
