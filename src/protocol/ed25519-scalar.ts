@@ -4,22 +4,15 @@
 /** The order L of the Ed25519 base point: 2^252 + 27742317777372353535851937790883648493. */
 export const GROUP_ORDER = 2n ** 252n + 27742317777372353535851937790883648493n;
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
 /** The little-endian integer in `bytes`. */
 export function littleEndian(bytes: Uint8Array): bigint {
-  let hex = '0x';
-  for (let i = bytes.length - 1; i >= 0; i--) hex += HEX[bytes[i]!];
-  return BigInt(hex);
+  return BigInt(`0x${Buffer.from(bytes).reverse().toString('hex')}`);
 }
 
 /** Writes `value` (0 <= value < 2^256) as 32 little-endian bytes at `out[offset]`. */
 export function writeLittleEndian32(value: bigint, out: Uint8Array, offset: number): void {
-  let rest = value;
-  for (let i = 0; i < 32; i++) {
-    out[offset + i] = Number(rest & 255n);
-    rest >>= 8n;
-  }
+  const bigEndian = Buffer.from(value.toString(16).padStart(64, '0'), 'hex');
+  for (let i = 0; i < 32; i++) out[offset + i] = bigEndian[31 - i]!;
 }
 
 /** The RFC 8032 secret scalar of a 32-byte seed's SHA-512 digest: its first half, clamped. */

@@ -4,7 +4,7 @@
 // Invariants: a commitment signs one message and is wiped after use; with none ready the key's deterministic
 // node:crypto signature is used; the secret scalar stays in this object's private field.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { inspect } from 'node:util';
 import type { CommitmentSource } from './commitment-pool.js';
 import { GROUP_ORDER, littleEndian, writeLittleEndian32 } from './ed25519-scalar.js';
@@ -24,6 +24,8 @@ export class Presigner implements MessageSigner {
   readonly #fallback: (message: Uint8Array) => Uint8Array;
   readonly #commitments: CommitmentSource;
   #deterministic = 0;
+  /** R ‖ A ‖ message, hashed in one call (grown as messages need). */
+  #hashInput = Buffer.allocUnsafe(1024);
 
   /** Use Keypair.presigner(); `scalar` is the key's RFC 8032 secret scalar, `fallback` its deterministic signature. */
   constructor(key: { publicKey: string; publicKeyBytes: Uint8Array }, scalar: bigint, fallback: (message: Uint8Array) => Uint8Array, commitments: CommitmentSource) {
@@ -45,7 +47,13 @@ export class Presigner implements MessageSigner {
       this.#deterministic++;
       return this.#fallback(message);
     }
-    const digest = createHash('sha512').update(c.R).update(this.#publicKeyBytes).update(message).digest();
+    const length = 64 + message.length;
+    if (this.#hashInput.length < length) this.#hashInput = Buffer.allocUnsafe(2 * length);
+    const input = this.#hashInput;
+    input.set(c.R, 0);
+    input.set(this.#publicKeyBytes, 32);
+    input.set(message, 64);
+    const digest = Buffer.from(hash('sha512', input.subarray(0, length), 'hex'), 'hex');
     const s = (littleEndian(c.r) + (littleEndian(digest) % GROUP_ORDER) * this.#scalar) % GROUP_ORDER;
     c.r.fill(0);
     const signature = new Uint8Array(64);
