@@ -50,38 +50,46 @@ export function hasDigitRun16(text: string): boolean {
   return false;
 }
 
+/**
+ * Quotes every bare integer token of more than 15 digits. Only the digit runs the stride-16 probe finds are looked at;
+ * whether one sits inside a string is settled by hopping from quote to quote with indexOf up to it.
+ */
 function quoteBigIntegers(text: string): string {
-  let out: string[] | undefined;
-  let last = 0;
-  let inString = false;
   const n = text.length;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++;
-      else if (c === 34) inString = false;
-      continue;
+  let out = '';
+  let last = 0;
+  let quoted = false;
+  let inString = false;
+  /** String state is known for text before this index. */
+  let cursor = 0;
+  for (let i = 15; i < n; i += 16) {
+    if (!isDigit(text.charCodeAt(i))) continue;
+    let start = i;
+    let end = i + 1;
+    while (start > 0 && isNumberChar(text.charCodeAt(start - 1))) start--;
+    while (end < n && isNumberChar(text.charCodeAt(end))) end++;
+    for (let q = text.indexOf('"', cursor); q >= 0 && q < start; q = text.indexOf('"', q + 1)) {
+      if (!inString || !isEscaped(text, q)) inString = !inString;
     }
-    if (c === 34) {
-      inString = true;
-      continue;
-    }
-    if (c === 45 || (c >= 48 && c <= 57)) {
-      let j = i + 1;
-      while (j < n && isNumberChar(text.charCodeAt(j))) j++;
-      const token = text.slice(i, j);
-      const digits = token.charCodeAt(0) === 45 ? token.length - 1 : token.length;
-      if (digits > MAX_SAFE_DIGITS && /^-?\d+$/.test(token)) {
-        out ??= [];
-        out.push(text.slice(last, i), '"', token, '"');
-        last = j;
-      }
-      i = j - 1;
+    cursor = end;
+    i = end - 1;
+    if (inString) continue;
+    const token = text.slice(start, end);
+    const digits = token.charCodeAt(0) === 45 ? token.length - 1 : token.length;
+    if (digits > MAX_SAFE_DIGITS && /^-?\d+$/.test(token)) {
+      out += `${text.slice(last, start)}"${token}"`;
+      last = end;
+      quoted = true;
     }
   }
-  if (!out) return text;
-  out.push(text.slice(last));
-  return out.join('');
+  return quoted ? out + text.slice(last) : text;
+}
+
+/** True when the quote at `q` is preceded by an odd number of backslashes. */
+function isEscaped(text: string, q: number): boolean {
+  let k = q - 1;
+  while (k >= 0 && text.charCodeAt(k) === 92) k--;
+  return (q - 1 - k) % 2 === 1;
 }
 
 function isNumberChar(c: number): boolean {

@@ -21,6 +21,26 @@ describe('json with exact u64', () => {
     expect(parseJson(stringifyJson(v))).toEqual({ nonce: '1763770000000000123' });
   });
 
+  it('reads back 5,000 random documents exactly: big integers as decimal strings, strings with digits, quotes and backslashes untouched', () => {
+    let seed = 11;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const digits = (k: number) => Array.from({ length: k }, () => String(rnd(10))).join('');
+    const stringValue = () => Array.from({ length: rnd(6) }, () => ['"', '\\', ':', ',', digits(1 + rnd(20)), 'x', '\\"'][rnd(7)]).join('');
+    for (let k = 0; k < 5000; k++) {
+      const doc: Record<string, unknown> = {};
+      const expected: Record<string, unknown> = {};
+      for (let f = 0; f < 1 + rnd(8); f++) {
+        const key = `${stringValue()}${f}`;
+        const kind = rnd(5);
+        const big = BigInt(`${rnd(2) ? '-' : ''}1${digits(15 + rnd(5))}`);
+        const value = kind === 0 ? big : kind === 1 ? rnd(1e6) / 7 : kind === 2 ? stringValue() : kind === 3 ? [big, stringValue()] : rnd(1000);
+        doc[key] = value;
+        expected[key] = kind === 0 ? String(big) : kind === 3 ? [String(big), (value as unknown[])[1]] : value;
+      }
+      expect(parseJson(stringifyJson(doc))).toEqual(expected);
+    }
+  });
+
   it('the stride-16 digit-run probe agrees with /\\d{16}/ on 20,000 random texts', () => {
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
