@@ -10,7 +10,7 @@ import type { PlannedOp, RiskDecision, RiskGate, RiskReason, RiskView, TradingSt
 
 type OpenSizes = ReturnType<RiskView['openOrderSizes']>;
 
-/** A RiskView that can also list the symbols with positions or orders (then all of them count in the totals). */
+/** A RiskView that can also list the symbols with positions or orders, each once (then all of them count in the totals). */
 export type RiskViewWithSymbols = RiskView & { symbols?(): Iterable<string> };
 
 /** The gate plus what the app needs to run it. */
@@ -94,8 +94,6 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
   let disconnectedSinceMs: number | undefined;
   let lossLatchDay: number | undefined;
   const seen = new Set<string>([...Object.keys(config.maxPositionNotionalUsdBySymbol), ...Object.keys(config.maxOrderSizeBaseBySymbol)]);
-  /** Scratch set of checkExposure: the markets other than the order's that count in the total. */
-  const others = new Set<string>();
 
   /** The reason given to a return to ACTIVE: the last condition lifted (or resume's reason). */
   let liftReason = 'started';
@@ -205,6 +203,15 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
     return OK;
   }
 
+  /** Worst-case exposure of another market, USD (0 without any); a denial when it has exposure but no mark price. */
+  function otherExposureUsd(s: string): number | RiskDecision {
+    const base = worstCase(view.position(s), view.openOrderSizes(s));
+    if (base === 0) return 0;
+    const m = view.markPrice(s);
+    if (m === undefined || !(m > 0) || !Number.isFinite(m)) return deny('NO_MARK_PRICE', `no mark price for ${s} (needed for the total position)`);
+    return base * m;
+  }
+
   /** Position, total position and leverage limits, for orders that grow the worst-case exposure (`pos`, `open`: the order's market). */
   function checkExposure(order: OrderSpec, mark: number, pos: number, open: OpenSizes): RiskDecision {
     if (order.reduceOnly) return OK;
@@ -218,17 +225,21 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
       return deny('MAX_POSITION', `${symbol} worst-case position ${fmt(positionUsd)} USD would exceed ${maxPositionUsd} USD`);
     }
 
+    // Every other market once: those seen, then the view's others (both lists are free of repeats).
     let totalUsd = positionUsd;
-    others.clear();
-    for (const s of seen) others.add(s);
-    if (view.symbols) for (const s of view.symbols()) others.add(s);
-    others.delete(symbol);
-    for (const s of others) {
-      const base = worstCase(view.position(s), view.openOrderSizes(s));
-      if (base === 0) continue;
-      const m = view.markPrice(s);
-      if (m === undefined || !(m > 0) || !Number.isFinite(m)) return deny('NO_MARK_PRICE', `no mark price for ${s} (needed for the total position)`);
-      totalUsd += base * m;
+    for (const s of seen) {
+      if (s === symbol) continue;
+      const usd = otherExposureUsd(s);
+      if (typeof usd !== 'number') return usd;
+      totalUsd += usd;
+    }
+    if (view.symbols) {
+      for (const s of view.symbols()) {
+        if (s === symbol || seen.has(s)) continue;
+        const usd = otherExposureUsd(s);
+        if (typeof usd !== 'number') return usd;
+        totalUsd += usd;
+      }
     }
     if (!(totalUsd <= config.maxTotalPositionNotionalUsd)) {
       return deny('MAX_TOTAL_POSITION', `total worst-case position ${fmt(totalUsd)} USD would exceed ${config.maxTotalPositionNotionalUsd} USD`);
