@@ -23,7 +23,7 @@ import { allocationMeter, median, report } from './lib.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SYMBOL = 'BTC-USD';
-const RUNS = 3;
+const RUNS = 5;
 const RUN_MS = 6000;
 const WARMUP_MS = 2000;
 
