@@ -24,6 +24,7 @@ export class Presigner implements MessageSigner {
   readonly #fallback: (message: Uint8Array) => Uint8Array;
   readonly #commitments: CommitmentSource;
   #deterministic = 0;
+  #precomputed = 0;
   /** R ‖ A ‖ message, hashed in one call (grown as messages need). */
   #hashInput = Buffer.allocUnsafe(1024);
 
@@ -41,6 +42,11 @@ export class Presigner implements MessageSigner {
     return this.#deterministic;
   }
 
+  /** Signatures made with a precomputed commitment. */
+  get precomputedCount(): number {
+    return this.#precomputed;
+  }
+
   sign(message: Uint8Array): Uint8Array {
     const c = this.#commitments.take();
     if (!c) {
@@ -56,6 +62,7 @@ export class Presigner implements MessageSigner {
     const digest = Buffer.from(hash('sha512', input.subarray(0, length), 'hex'), 'hex');
     const s = (littleEndian(c.r) + (littleEndian(digest) % GROUP_ORDER) * this.#scalar) % GROUP_ORDER;
     c.r.fill(0);
+    this.#precomputed++;
     const signature = new Uint8Array(64);
     signature.set(c.R);
     writeLittleEndian32(s, signature, 32);

@@ -22,6 +22,7 @@ const ORDER_STATUSES: readonly LocalOrderStatus[] = [
   'unknown',
 ];
 const SUBMIT_OUTCOMES = ['accepted', 'rejected', 'unknown'] as const;
+const SIGNING_PATHS = ['precomputed', 'deterministic'] as const;
 
 /**
  * Every metric as a prom-client object. The six execution hooks (`orderEvents`, `submitOutcomes`, `denials`,
@@ -57,6 +58,8 @@ export interface PerpbotMetrics {
   readonly up: Gauge;
   readonly ready: Gauge;
   readonly strategyRunning: Gauge<'strategy'>;
+  readonly signatures: Counter<'path'>;
+  readonly signingCommitments: Gauge;
 }
 
 export function createMetrics(): PerpbotMetrics {
@@ -75,6 +78,8 @@ export function createMetrics(): PerpbotMetrics {
   for (const status of ORDER_STATUSES) orderEvents.inc({ status }, 0);
   const submitOutcomes = counter('perpbot_submits_total', 'Signed batch submits by outcome (accepted, rejected, unknown).', ['outcome']);
   for (const outcome of SUBMIT_OUTCOMES) submitOutcomes.inc({ outcome }, 0);
+  const signatures = counter('perpbot_signatures_total', 'Batch signatures by path: precomputed commitment, or deterministic when none was ready (count).', ['path']);
+  for (const path of SIGNING_PATHS) signatures.inc({ path }, 0);
   const tradingState = gauge('perpbot_trading_state', 'Trading state: 1 for the current state (ACTIVE, REDUCING, HALTED), 0 for the others.', ['state']);
   const setTradingState = (current: TelemetryTradingState) => {
     for (const state of TRADING_STATES) tradingState.set({ state }, state === current ? 1 : 0);
@@ -115,5 +120,7 @@ export function createMetrics(): PerpbotMetrics {
     up: gauge('perpbot_up', '1 while the daemon runs its trading loop, else 0.'),
     ready: gauge('perpbot_ready', '1 while the daemon is ready (connected, reconciled, trading), else 0.'),
     strategyRunning: gauge('perpbot_strategy_running', '1 while the configured strategy runs, else 0.', ['strategy']),
+    signatures,
+    signingCommitments: gauge('perpbot_signing_commitments', 'Precomputed Ed25519 commitments ready for batch signing (count).'),
   };
 }

@@ -85,7 +85,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     }
     const recordings = sessions.map(({ session }) => recordSession(journal, session, { snapshotEveryMs: 60_000, log: componentLogger(logger, 'journal') }));
     let ready = true;
-    const unwire = wireMetrics(metrics, sessions, clock, () => readiness(ready, sessions).ready);
+    const unwire = wireMetrics(metrics, sessions, clock, () => readiness(ready, sessions).ready, commitments);
     const disposers = sessions.map(({ session }) => onSignal(session.risk, 'SIGUSR2'));
 
     const server: ControlServer = await startControlServer({

@@ -3,6 +3,8 @@
 
 import type { Subscription } from 'rxjs';
 import type { Clock } from '../../core/clock.js';
+import type { CommitmentPool } from '../../protocol/commitment-pool.js';
+import { Presigner } from '../../protocol/presigner.js';
 import { tradingState } from '../../risk/index.js';
 import type { TradingState } from '../../risk/types.js';
 import type { PerpbotMetrics } from '../../telemetry/index.js';
@@ -25,7 +27,7 @@ class Delta {
  * Subscribes the stream counters and registers the scrape-time refresh of every gauge; `ready` answers the
  * daemon's readiness. Returns the function that detaches everything.
  */
-export function wireMetrics(m: PerpbotMetrics, sessions: readonly SessionEntry[], clock: Clock, ready: () => boolean): () => void {
+export function wireMetrics(m: PerpbotMetrics, sessions: readonly SessionEntry[], clock: Clock, ready: () => boolean, commitments?: CommitmentPool): () => void {
   const subscriptions: Subscription[] = [];
   const lastDataMs = new Map<string, number>();
   const marks = new Map<string, number>();
@@ -53,6 +55,7 @@ export function wireMetrics(m: PerpbotMetrics, sessions: readonly SessionEntry[]
 
   const reconnects = new Delta();
   const frames = new Delta();
+  const signatures = new Delta();
   let attached = true;
   m.up.set(1);
   m.onCollect(() => {
@@ -73,7 +76,12 @@ export function wireMetrics(m: PerpbotMetrics, sessions: readonly SessionEntry[]
         position.set(p.symbol, { size: sum.size + p.size, realized: sum.realized + p.realizedPnl, unrealized: sum.unrealized + (p.unrealizedPnl ?? 0) });
       }
       for (const s of session.host.snapshot()) m.strategyRunning.set({ strategy: s.name }, s.state === 'running' ? 1 : 0);
+      if (session.signer instanceof Presigner) {
+        signatures.add(`${account.name}/precomputed`, session.signer.precomputedCount, (n) => m.signatures.inc({ path: 'precomputed' }, n));
+        signatures.add(`${account.name}/deterministic`, session.signer.deterministicCount, (n) => m.signatures.inc({ path: 'deterministic' }, n));
+      }
     }
+    if (commitments) m.signingCommitments.set(commitments.size);
     for (const symbol of symbols) {
       const p = position.get(symbol) ?? { size: 0, realized: 0, unrealized: 0 };
       m.positionBase.set({ symbol }, p.size);

@@ -62,6 +62,10 @@ describe('perpbot run (end to end, child process)', () => {
     expect(sample(text, 'perpbot_book_updates_total', { symbol: 'BTC-USD' })).toBeGreaterThan(0);
     expect(sample(text, 'perpbot_tick_to_trade_seconds_count')).toBeGreaterThan(0);
     expect(sample(text, 'perpbot_order_ack_seconds_count')).toBeGreaterThan(0);
+    // Batches are signed with precomputed commitments (execution.signing's default), never short of one.
+    expect(sample(text, 'perpbot_signatures_total', { path: 'precomputed' })).toBeGreaterThan(0);
+    expect(sample(text, 'perpbot_signatures_total', { path: 'deterministic' })).toBe(0);
+    expect(sample(text, 'perpbot_signing_commitments')).toBeGreaterThan(0);
     expect(sample(text, 'perpbot_trading_state', { state: 'ACTIVE' })).toBe(1);
     expect(sample(text, 'perpbot_stream_data_age_seconds', { topic: 'l2book:BTC-USD' })).toBeLessThan(5);
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);

@@ -23,6 +23,8 @@ const PERPBOT_METRICS = [
   'perpbot_up',
   'perpbot_ready',
   'perpbot_strategy_running',
+  'perpbot_signatures_total',
+  'perpbot_signing_commitments',
 ];
 
 /** `name{labels} value` of one sample line, or undefined when the text has none. */
