@@ -77,8 +77,11 @@ export class CommitmentPool implements CommitmentSource {
     this.refillBelow = opts.refillBelow ?? this.capacity / 2;
     this.chunk = opts.chunk ?? 16;
     if (!Number.isInteger(this.capacity) || this.capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${this.capacity}`);
-    // Latency-insensitive and short-lived garbage: a 2 MB young generation keeps the thread's memory small.
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { noble: NOBLE_URL, order: GROUP_ORDER.toString() }, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+    // Latency-insensitive, short-lived garbage, a live set of ≈2 MB (noble's base-point table): small generations keep
+    // the thread's memory flat (without an old-generation cap V8 let it grow ≈2 MB a minute). Running out fails the
+    // worker, and signing falls back to deterministic.
+    const resourceLimits = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 };
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { noble: NOBLE_URL, order: GROUP_ORDER.toString() }, resourceLimits });
     this.worker.unref();
     let filled!: () => void;
     this.firstFill = new Promise((resolve) => (filled = resolve));
