@@ -133,6 +133,9 @@ class MemoryMetric {
 
   /** The series of `labels` (created on first use), or undefined when the metric already has too many. */
   at(labels: MetricLabels | undefined): Series | undefined {
+    // An unlabelled metric's one series, once made (counters sit on the intent path).
+    const plain = labels === undefined && this.labelNames.length === 0 ? this.series.get('') : undefined;
+    if (plain) return plain;
     const given = labels ? Object.keys(labels) : [];
     if (given.length !== this.labelNames.length || given.some((k) => !this.labelNames.includes(k))) {
       throw new StrategyError(`metric ${this.name}: labels must be exactly [${this.labelNames.join(', ')}], got [${given.join(', ')}]`);
