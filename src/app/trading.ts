@@ -48,7 +48,7 @@ export interface TradingOptions {
   execution?: Pick<ExecutionOptions, 'maxBatchItems' | 'flush' | 'reconcile' | 'resolveDelaysMs'>;
   /**
    * How execution signs its batches. `precomputed` (default): Ed25519 with commitments computed ahead of time on a
-   * worker thread (random nonces; about a tenth of the signing time on the tick path). `deterministic`: RFC 8032
+   * worker thread (random nonces; about 7 times the rate of node:crypto signing, bench `sign`). `deterministic`: RFC 8032
    * signatures from the node:crypto key. Both verify alike; one-off actions are always deterministic.
    */
   signing?: SigningMode;
