@@ -24,7 +24,6 @@ USER node
 EXPOSE 9464
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:9464/livez').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# A 4 MB semi-space keeps the young generation (and so RSS) small for a months-long process; a small interrupt
-# budget lets V8 optimize the tick-to-trade path at a trading rate (see README).
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=4", "--interrupt-budget=4096", "dist/src/cli.js"]
+# A 4 MB semi-space keeps the young generation (and so RSS) small for a months-long process (see README).
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=4", "dist/src/cli.js"]
 CMD ["run", "--config", "config/default.yaml"]

@@ -8,6 +8,7 @@ import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { tuneJitForTrading } from '../src/app/jit.js';
 import { startTrading } from '../src/app/trading.js';
 import { HttpClient } from '../src/client/http.js';
 import { systemClock } from '../src/core/clock.js';
@@ -189,6 +190,7 @@ async function run(seed: number): Promise<RunResult> {
   }
 }
 
+tuneJitForTrading();
 const results = [];
 for (let r = 0; r < RUNS; r++) results.push(await run(100 + r));
 report('tick-to-trade', 'p50_us', median(results.map((x) => x.p50)), 'us');

@@ -6,6 +6,7 @@ import { checkDaemonConfig } from '../config/index.js';
 import { startDaemon } from '../daemon/daemon.js';
 import { exitOnUncaught, untilStopped } from '../daemon/lifecycle.js';
 import { createLogger } from '../../telemetry/index.js';
+import { tuneJitForTrading } from '../jit.js';
 import { parseCommand, UsageError } from '../args.js';
 
 /** Time allowed after the cancel deadline for closing connections, the journal and the servers, ms. */
@@ -29,6 +30,7 @@ export async function run(argv: string[], out: (line: string) => void): Promise<
     return 0;
   }
   if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  tuneJitForTrading();
   const { config, strategies } = await checkDaemonConfig(values.config ?? 'config/default.yaml');
   const logger = createLogger({ level: config.log.level, destination: destination({ dest: 2, sync: false }) });
   exitOnUncaught(logger);
