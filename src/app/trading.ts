@@ -63,9 +63,14 @@ export interface TradingOptions {
   wrapSubmitter?: (inner: Submitter) => Submitter;
   /** How often timed risk rules (loss, disconnection) are re-evaluated, ms. Default 1000. */
   riskEvaluateMs?: number;
+  /** Called once execution exists, before it starts (reconciles): subscribe here to see every order event. */
+  beforeStart?: (parts: TradingParts) => void;
 }
 
 export type SigningMode = 'precomputed' | 'deterministic';
+
+/** The parts of a session that exist before it starts. */
+export type TradingParts = Pick<TradingSession, 'execution' | 'accounts' | 'account'>;
 
 export interface TradingSession {
   readonly account: string;
@@ -177,6 +182,7 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
   const host = new StrategyHost({ clock, onStopped: (name) => exec.cancelStrategy(name), log: strategyLog(undefined) });
   subscriptions.push(host.intents$.subscribe((h) => exec.submit(h.strategy, h.intent, { arrivalNs: arrivals.of(h.intent) })));
   subscriptions.push(host.routeOrderEvents(exec.events$()));
+  opts.beforeStart?.({ execution: exec, accounts, account });
   await exec.start();
   for (const conn of pool.connections) subscriptions.push(conn.state$.subscribe((s) => risk.onConnection(s === 'open', clock.nowMs())));
   const evaluate = setInterval(() => risk.evaluate(clock.nowMs()), opts.riskEvaluateMs ?? 1000);

@@ -2,6 +2,7 @@
 // telemetry and control. Invariants: nothing trades before unresolved batches are resolved; stop() leaves no order.
 
 import type { Logger as PinoLogger } from 'pino';
+import type { Subscription } from 'rxjs';
 import { HttpClient } from '../../client/http.js';
 import { systemClock } from '../../core/clock.js';
 import { Journal } from '../../store/index.js';
@@ -16,7 +17,7 @@ import { venueOptions } from '../venue-config.js';
 import { loadAccounts, prepareAccounts, type DaemonAccount } from './accounts.js';
 import { control, readiness, statusOf, type SessionEntry } from './control.js';
 import { wireMetrics } from './metrics.js';
-import { journalingSubmitter, recordSession, snapshotAccount } from './recording.js';
+import { journalingSubmitter, recordSnapshots, recordTrading, snapshotAccount } from './recording.js';
 import { resolveUnresolvedBatches } from './resolve.js';
 import { StatusLine } from './status-line.js';
 
@@ -75,15 +76,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const commitments = config.execution.signing === 'precomputed' ? commitmentPool(componentLogger(logger, 'execution')) : undefined;
     if (commitments) closers.push(() => commitments.close());
     const sessions: SessionEntry[] = [];
+    const recordings: Subscription[] = [];
+    closers.push(() => {
+      for (const r of recordings) r.unsubscribe();
+    });
     closers.push(async () => {
       for (const s of sessions) await s.session.stop({ cancelOrders: config.shutdown.cancelOrders, deadlineMs: config.shutdown.deadlineMs });
     });
     for (const account of accounts) {
       const mine = config.strategies.flatMap((c, i) => (c.account === account.name ? [opts.strategies[i]!] : []));
       if (mine.length === 0) continue;
-      sessions.push({ account, session: await startSession(opts, account, mine, { url, wsUrl, journal, metrics, commitments }) });
+      sessions.push({ account, session: await startSession(opts, account, mine, { url, wsUrl, journal, metrics, commitments, recordings }) });
     }
-    const recordings = sessions.map(({ session }) => recordSession(journal, session, { snapshotEveryMs: 60_000, log: componentLogger(logger, 'journal') }));
+    for (const { session } of sessions) recordings.push(recordSnapshots(journal, session, { snapshotEveryMs: 60_000, log: componentLogger(logger, 'journal') }));
     let ready = true;
     const unwire = wireMetrics(metrics, sessions, clock, () => readiness(ready, sessions).ready, commitments);
     const disposers = sessions.map(({ session }) => onSignal(session.risk, 'SIGUSR2'));
@@ -150,6 +155,8 @@ interface SessionDeps {
   journal: Journal;
   metrics: ReturnType<typeof createMetrics>;
   commitments: CommitmentPool | undefined;
+  /** Where the session's order and fill recorder goes (started before the session, so start-up events are kept). */
+  recordings: Subscription[];
 }
 
 function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: LoadedStrategy[], deps: SessionDeps): Promise<TradingSession> {
@@ -183,6 +190,7 @@ function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: L
     logger: componentLogger(sessionLog, 'execution'),
     strategyLogger: (name) => (name === undefined ? componentLogger(sessionLog, 'strategy-host') : strategyLogger(sessionLog, name)),
     wrapSubmitter: (inner) => journalingSubmitter(deps.journal, account.account, clock, inner),
+    beforeStart: (parts) => deps.recordings.push(recordTrading(deps.journal, parts)),
   });
 }
 

@@ -7,7 +7,7 @@ import type { HttpClient } from '../../client/http.js';
 import type { Clock } from '../../core/clock.js';
 import type { Submitter } from '../../execution/ports.js';
 import type { Journal } from '../../store/index.js';
-import type { TradingSession } from '../trading.js';
+import type { TradingParts, TradingSession } from '../trading.js';
 
 const NS_PER_MS = 1_000_000n;
 /** Recent fill keys remembered to number equal fills of one match (they arrive together). */
@@ -41,22 +41,25 @@ export interface RecordingOptions {
   log: { warn(fields: object, message: string): void };
 }
 
-/** Records the session's order events, fills, positions and funding until the returned subscription ends. */
-export function recordSession(journal: Journal, session: TradingSession, opts: RecordingOptions): Subscription {
-  const account = session.account;
-  const subscription = session.execution.events$().subscribe((e) => {
+/**
+ * Records the order events and fills of a session from before it starts (so start-up reconciliation's are kept) until
+ * the returned subscription ends.
+ */
+export function recordTrading(journal: Journal, parts: TradingParts): Subscription {
+  const { account, execution, accounts } = parts;
+  const subscription = execution.events$().subscribe((e) => {
     journal.recordOrder({ ...e, account, atNs: BigInt(e.timeMs) * NS_PER_MS });
   });
   const equalFills = new KeyCounts(EQUAL_FILL_MEMORY);
   subscription.add(
-    session.accounts.fills$(account).subscribe((f) => {
+    accounts.fills$(account).subscribe((f) => {
       const key = `${f.orderId}|${f.timestamp}|${f.isBuy}|${f.price}|${f.size}`;
       const seq = equalFills.count(key);
       equalFills.add(key);
       journal.recordFill({
         account,
         // Past the tracker's memory the journal attributes the fill from the order's recorded events.
-        strategy: session.execution.order(f.orderId)?.strategy,
+        strategy: execution.order(f.orderId)?.strategy,
         symbol: f.symbol,
         orderId: f.orderId,
         side: f.isBuy ? 'buy' : 'sell',
@@ -69,9 +72,13 @@ export function recordSession(journal: Journal, session: TradingSession, opts: R
       });
     }),
   );
-  const snapshot = () => snapshotAccount(journal, session).catch((e: Error) => opts.log.warn({ error: e.message }, 'journal snapshot failed'));
-  subscription.add(interval(opts.snapshotEveryMs).subscribe(() => void snapshot()));
   return subscription;
+}
+
+/** Records the session's positions and funding every `snapshotEveryMs` until the returned subscription ends. */
+export function recordSnapshots(journal: Journal, session: TradingSession, opts: RecordingOptions): Subscription {
+  const snapshot = () => snapshotAccount(journal, session).catch((e: Error) => opts.log.warn({ error: e.message }, 'journal snapshot failed'));
+  return interval(opts.snapshotEveryMs).subscribe(() => void snapshot());
 }
 
 /** Writes the current positions and any new funding payments of the session's account (read through `http`). */
