@@ -67,7 +67,8 @@ export interface TradingOptions {
   beforeStart?: (parts: TradingParts) => void;
 }
 
-export type SigningMode = 'precomputed' | 'deterministic';
+export const SIGNING_MODES = ['precomputed', 'deterministic'] as const;
+export type SigningMode = (typeof SIGNING_MODES)[number];
 
 /** The parts of a session that exist before it starts. */
 export type TradingParts = Pick<TradingSession, 'execution' | 'accounts' | 'account'>;
@@ -158,8 +159,9 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
     clock,
   });
   const risk = createRiskGate(riskConfig(opts.risk), view, clock);
-  const ownCommitments = opts.signing === 'deterministic' || opts.commitments ? undefined : commitmentPool(logger);
-  const commitments = opts.signing === 'deterministic' ? undefined : (opts.commitments ?? ownCommitments);
+  const precomputed = opts.signing !== 'deterministic';
+  const ownCommitments = precomputed && !opts.commitments ? commitmentPool(logger) : undefined;
+  const commitments = precomputed ? (opts.commitments ?? ownCommitments) : undefined;
   await commitments?.whenFilled();
   const signer = commitments ? opts.key.presigner(commitments) : opts.key;
   execution = new Execution({

@@ -203,6 +203,12 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
     return OK;
   }
 
+  /** Every market but `symbol` once: those seen, then the view's others (both lists are free of repeats). */
+  function* otherMarkets(symbol: string): Generator<string> {
+    for (const s of seen) if (s !== symbol) yield s;
+    if (view.symbols) for (const s of view.symbols()) if (s !== symbol && !seen.has(s)) yield s;
+  }
+
   /** Worst-case exposure of another market, USD (0 without any); a denial when it has exposure but no mark price. */
   function otherExposureUsd(s: string): number | RiskDecision {
     const base = worstCase(view.position(s), view.openOrderSizes(s));
@@ -225,21 +231,11 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
       return deny('MAX_POSITION', `${symbol} worst-case position ${fmt(positionUsd)} USD would exceed ${maxPositionUsd} USD`);
     }
 
-    // Every other market once: those seen, then the view's others (both lists are free of repeats).
     let totalUsd = positionUsd;
-    for (const s of seen) {
-      if (s === symbol) continue;
+    for (const s of otherMarkets(symbol)) {
       const usd = otherExposureUsd(s);
       if (typeof usd !== 'number') return usd;
       totalUsd += usd;
-    }
-    if (view.symbols) {
-      for (const s of view.symbols()) {
-        if (s === symbol || seen.has(s)) continue;
-        const usd = otherExposureUsd(s);
-        if (typeof usd !== 'number') return usd;
-        totalUsd += usd;
-      }
     }
     if (!(totalUsd <= config.maxTotalPositionNotionalUsd)) {
       return deny('MAX_TOTAL_POSITION', `total worst-case position ${fmt(totalUsd)} USD would exceed ${config.maxTotalPositionNotionalUsd} USD`);

@@ -216,8 +216,7 @@ export function roundToStep(value: number, step: number, mode: Rounding = 'neare
   const k = mode === 'down' ? Math.floor(n + eps) : mode === 'up' ? Math.ceil(n - eps) : Math.round(n);
   // k·units / 10^d divides two exact integers: the double nearest the decimal, the same as parsing its text.
   const scaled = scaledStep(step);
-  const units = scaled === null ? NaN : k * scaled.units;
-  if (scaled !== null && Number.isSafeInteger(units)) return units / scaled.scale + 0;
+  if (scaled !== null && Number.isSafeInteger(k * scaled.units)) return (k * scaled.units) / scaled.scale + 0;
   return Number((k * step).toFixed(decimalsOf(step))) + 0;
 }
 

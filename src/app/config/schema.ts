@@ -24,7 +24,7 @@ import { ValidationError } from '../../core/errors.js';
 import { DIALECTS, NETWORKS, symbolSchema, type Dialect, type Network } from '../../core/types.js';
 import { Keypair } from '../../protocol/keys.js';
 import { riskConfigInputSchema, type RiskConfigInput } from '../../risk/config.js';
-import type { SigningMode } from '../trading.js';
+import { SIGNING_MODES, type SigningMode } from '../trading.js';
 import { venueConfigSchema, type VenueConfig } from '../venue-config.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -202,7 +202,7 @@ const fileSchema = complete({
       maxBatchItems: withDefault(integer(1, 1000), 20),
       flushDelayMs: withDefault(integer(0, 60_000), 0),
       unknownOrders: withDefault(literal('cancel', 'adopt'), 'cancel'),
-      signing: withDefault(literal('precomputed', 'deterministic'), 'precomputed'),
+      signing: withDefault(literal(...SIGNING_MODES), 'precomputed'),
     }),
   ),
   http: defaulted(
