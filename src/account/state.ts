@@ -69,8 +69,22 @@ function withOrder(state: AccountState, u: OrderUpdate): AccountState {
   if (isTerminalStatus(u.status)) orders.delete(u.orderId);
   else {
     const before = state.orders.get(u.orderId);
-    const { type: _type, reason: _reason, ...fields } = u;
-    orders.set(u.orderId, { ...fields, reduceOnly: before?.reduceOnly, tif: before?.tif });
+    // Spelled out (not rest and spread): one object shape, the snapshot's, and no slow-path property definitions.
+    orders.set(u.orderId, {
+      symbol: u.symbol,
+      orderId: u.orderId,
+      price: u.price,
+      originalSize: u.originalSize,
+      size: u.size,
+      filledSize: u.filledSize,
+      vwap: u.vwap,
+      isBuy: u.isBuy,
+      maker: u.maker,
+      status: u.status,
+      timestamp: u.timestamp,
+      reduceOnly: before?.reduceOnly,
+      tif: before?.tif,
+    });
   }
   return { ...state, orders };
 }
