@@ -39,6 +39,11 @@ export interface HttpClientOptions {
   maxBodyBytes?: number;
   /** Keep-alive sockets per host. Default 16. */
   maxSockets?: number;
+  /**
+   * Signed actions over plain http: connected idle sockets kept ready while actions are being sent, so that a burst
+   * or the first action after a pause does not wait for a TCP handshake. Default 2; 0 opens sockets on demand.
+   */
+  spareSockets?: number;
   clock?: Clock;
   sleep?: Sleep;
   random?: () => number;
@@ -118,6 +123,7 @@ export class HttpClient {
             maxSockets: agentOptions.maxSockets,
             maxBodyBytes: this.maxBodyBytes,
             idleMs: 4_000,
+            spare: opts.spareSockets ?? 2,
             nowMs: () => clock.nowMs(),
           })
         : undefined;

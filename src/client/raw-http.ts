@@ -19,8 +19,16 @@ export interface RawPoolOptions {
   maxBodyBytes: number;
   /** An idle socket older than this is not reused (the server may be closing it). */
   idleMs: number;
+  /**
+   * Connected idle sockets kept ready while the pool is in use (requests in the last SPARE_ACTIVE_IDLE_PERIODS idle
+   * periods), so that a burst or the first request after a pause does not wait for a TCP handshake. Default 0.
+   */
+  spare?: number;
   nowMs: () => number;
 }
+
+/** Spares are kept ready while a request was made within this many `idleMs`; then they lapse until the next one. */
+const SPARE_ACTIVE_IDLE_PERIODS = 15;
 
 const HEAD_END = Buffer.from('\r\n\r\n');
 const CRLF = Buffer.from('\r\n');
@@ -173,9 +181,17 @@ class Connection {
 export class RawHttpPool {
   private readonly idle: Connection[] = [];
   private readonly open = new Set<Connection>();
+  /** Spares not connected yet (also in `open`). */
+  private readonly connecting = new Set<Connection>();
   private readonly waiting: (() => void)[] = [];
+  private readonly spare: number;
+  private sweeper: ReturnType<typeof setInterval> | undefined;
+  private lastRequestMs = 0;
 
-  constructor(private readonly opts: RawPoolOptions) {}
+  constructor(private readonly opts: RawPoolOptions) {
+    this.spare = opts.spare ?? 0;
+    if (!Number.isInteger(this.spare) || this.spare < 0) throw new RangeError(`spare must be a non-negative integer, got ${this.spare}`);
+  }
 
   /** Sends `method path` with a JSON `body`; returns a function that aborts it (destroying its socket). */
   request(method: string, path: string, body: string, handlers: RawHandlers): () => void {
@@ -189,6 +205,8 @@ export class RawHttpPool {
       else this.waiting.push(go);
     };
     go();
+    this.lastRequestMs = this.opts.nowMs();
+    this.keepSpares();
     return () => {
       aborted = true;
       conn?.abort();
@@ -197,6 +215,8 @@ export class RawHttpPool {
 
   /** Destroys every socket (their requests fail); later requests open new ones, like an http.Agent after destroy(). */
   close(): void {
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
     for (const c of this.open) c.socket.destroy();
   }
 
@@ -210,6 +230,7 @@ export class RawHttpPool {
 
   forget(conn: Connection): void {
     this.open.delete(conn);
+    this.connecting.delete(conn);
     const i = this.idle.indexOf(conn);
     if (i >= 0) this.idle.splice(i, 1);
     this.waiting.shift()?.();
@@ -223,8 +244,47 @@ export class RawHttpPool {
       conn.abort();
     }
     if (this.open.size >= this.opts.maxSockets) return undefined;
+    return this.connect();
+  }
+
+  private connect(): Connection {
     const conn = new Connection(connect({ host: this.opts.host, port: this.opts.port }), this, this.opts.maxBodyBytes);
     this.open.add(conn);
     return conn;
+  }
+
+  /**
+   * Tops the connected idle sockets up to `spare` (opened in the background; each joins the idle list, or serves a
+   * waiting request, once connected) and keeps a sweep running that replaces the ones grown stale. A spare that
+   * fails to connect is not retried before the next request or sweep.
+   */
+  private keepSpares(): void {
+    if (this.spare === 0) return;
+    if (this.sweeper === undefined) {
+      this.sweeper = setInterval(() => this.sweep(), Math.max(1, this.opts.idleMs / 4));
+      this.sweeper.unref();
+    }
+    while (this.idle.length + this.connecting.size < this.spare && this.open.size < this.opts.maxSockets) {
+      const conn = this.connect();
+      this.connecting.add(conn);
+      conn.socket.once('connect', () => {
+        if (!this.connecting.delete(conn)) return;
+        this.release(conn);
+      });
+    }
+  }
+
+  /** Every idleMs/4: idle sockets idle for 3/4 of idleMs are replaced, so a request never finds only stale ones. */
+  private sweep(): void {
+    const now = this.opts.nowMs();
+    for (let i = this.idle.length - 1; i >= 0; i--) {
+      const conn = this.idle[i]!;
+      if (now - conn.idleSinceMs < (this.opts.idleMs * 3) / 4) continue;
+      this.idle.splice(i, 1);
+      conn.abort();
+    }
+    if (now - this.lastRequestMs < SPARE_ACTIVE_IDLE_PERIODS * this.opts.idleMs) return this.keepSpares();
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
   }
 }

@@ -100,6 +100,10 @@ export interface DaemonConfig {
     cancelsBurst: number;
     /** Request timeout, ms. Default 10000. */
     timeoutMs: number;
+    /** Keep-alive sockets to the venue. Default 16. */
+    maxSockets: number;
+    /** Connected idle sockets kept ready for signed actions (HttpClientOptions.spareSockets). Default 2. */
+    spareSockets: number;
   };
   /** SQLite journal file; absolute once loaded. Default data/perpbot.sqlite next to the config file. */
   journal: { path: string };
@@ -212,6 +216,8 @@ const fileSchema = complete({
       cancelsPerSecond: withDefault(number({ gt: 0, max: 100_000 }), 100),
       cancelsBurst: withDefault(integer(1, 100_000), 200),
       timeoutMs: withDefault(integer(1, 600_000), 10_000),
+      maxSockets: withDefault(integer(1, 1024), 16),
+      spareSockets: withDefault(integer(0, 64), 2),
     }),
   ),
   journal: defaulted(complete({ path: withDefault(string({ minLength: 1, maxLength: 4096 }), DEFAULT_JOURNAL_PATH) })),

@@ -177,6 +177,8 @@ function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: L
       rateLimit: { perSecond: config.http.ordersPerSecond, burst: config.http.ordersBurst },
       cancelRateLimit: { perSecond: config.http.cancelsPerSecond, burst: config.http.cancelsBurst },
       timeoutMs: config.http.timeoutMs,
+      maxSockets: config.http.maxSockets,
+      spareSockets: config.http.spareSockets,
     },
     execution: {
       maxBatchItems: config.execution.maxBatchItems,

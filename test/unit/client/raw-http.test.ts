@@ -25,8 +25,8 @@ afterEach(() => {
   for (const c of cleanup.splice(0)) c();
 });
 
-function pool(port: number): RawHttpPool {
-  const p = new RawHttpPool({ host: '127.0.0.1', port, hostHeader: `127.0.0.1:${port}`, maxSockets: 2, maxBodyBytes: 1000, idleMs: 4000, nowMs: () => Date.now() });
+function pool(port: number, opts: { spare?: number; idleMs?: number; nowMs?: () => number } = {}): RawHttpPool {
+  const p = new RawHttpPool({ host: '127.0.0.1', port, hostHeader: `127.0.0.1:${port}`, maxSockets: 2, maxBodyBytes: 1000, idleMs: 4000, nowMs: () => Date.now(), ...opts });
   cleanup.push(() => p.close());
   return p;
 }
@@ -91,5 +91,74 @@ describe('RawHttpPool', () => {
     const { server, port } = await rawServer([]);
     await new Promise((r) => server.close(r));
     expect(await send(pool(port))).toMatchObject({ written: false, error: expect.stringMatching(/ECONNREFUSED/) });
+  });
+
+  describe('spare sockets', () => {
+    const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
+    const until = async (cond: () => boolean) => {
+      for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+      expect(cond()).toBe(true);
+    };
+
+    it('keeps one connected socket ready beside the busy one, so the next request needs no handshake', async () => {
+      const { server, port, sockets } = await rawServer(['HANG', OK]);
+      cleanup.push(() => server.close());
+      const p = pool(port, { spare: 1 });
+      const first = send(p);
+      await until(() => sockets.size === 2);
+      // The second request is written on the spare at once (not after a connect), while the first still hangs.
+      let writtenSync = false;
+      const second = new Promise((resolve) => {
+        p.request('POST', '/', '{}', { written: () => (writtenSync = true), answer: (status) => resolve(status), failed: resolve });
+      });
+      expect(writtenSync).toBe(true);
+      expect(await second).toBe(200);
+      p.close();
+      expect(await first).toMatchObject({ error: 'socket hang up' });
+    });
+
+    it('never opens more than maxSockets, spares included', async () => {
+      const { server, port, sockets } = await rawServer(['HANG', 'HANG', 'HANG']);
+      cleanup.push(() => server.close());
+      const p = pool(port, { spare: 5 });
+      void send(p);
+      await until(() => sockets.size === 2);
+      await new Promise((r) => setTimeout(r, 30));
+      expect(sockets.size).toBe(2);
+    });
+
+    it('replaces idle sockets before they grow stale while requests come, and lets spares lapse once they stop', async () => {
+      const { server, port, sockets } = await rawServer([OK, OK]);
+      cleanup.push(() => server.close());
+      let now = 0;
+      const p = pool(port, { spare: 1, idleMs: 40, nowMs: () => now });
+      expect(await send(p)).toMatchObject({ status: 200 });
+      await until(() => sockets.size === 2);
+      const firstTwo = [...sockets];
+      now += 35; // both idle sockets are past 3/4 of idleMs: the next sweep (every 10 ms) replaces them with one spare
+      await until(() => firstTwo.every((s) => s.destroyed) && sockets.size === 3);
+      expect(await send(p)).toMatchObject({ status: 200 });
+      now += 40 * 15; // no request for 15 idle periods: stale sockets go and no spare replaces them
+      await until(() => [...sockets].every((s) => s.destroyed));
+      const seen = sockets.size;
+      await new Promise((r) => setTimeout(r, 50));
+      expect(sockets.size).toBe(seen);
+    });
+
+    it('does not retry a spare that cannot connect until the next request', async () => {
+      const { server, port } = await rawServer([]);
+      await new Promise((r) => server.close(r));
+      let connects = 0;
+      const p = pool(port, { spare: 1 });
+      const original = (p as unknown as { connect: () => unknown }).connect.bind(p);
+      (p as unknown as { connect: () => unknown }).connect = () => (connects++, original());
+      expect(await send(p)).toMatchObject({ written: false, error: expect.stringMatching(/ECONNREFUSED/) });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(connects).toBe(2);
+    });
+
+    it('rejects a negative spare count', () => {
+      expect(() => pool(1, { spare: -1 })).toThrow(/spare must be a non-negative integer/);
+    });
   });
 });
