@@ -6,6 +6,7 @@ import {
   boolean,
   custom,
   literal,
+  nullable,
   number,
   object,
   optional,
@@ -124,6 +125,10 @@ export interface DaemonConfig {
     /** Time allowed for an orderly shutdown, ms. Default 10000. */
     deadlineMs: number;
   };
+  latency: {
+    /** A CPU of the event loop's own (dedicateCpu: pinned, spun when idle, other threads moved off). Default none. */
+    dedicatedCpu: number | undefined;
+  };
 }
 
 const STRICT = { strict: true } as const;
@@ -137,9 +142,9 @@ function complete<S extends Shape>(shape: S): Schema<{ [K in keyof S]: Infer<S[K
   return object(shape, STRICT) as unknown as Schema<{ [K in keyof S]: Infer<S[K]> }>;
 }
 
-/** `s`, or what `s` makes of `{}` when the key is absent (a section whose every key has a default). */
+/** `s`, or what `s` makes of `{}` when the key is absent or empty (a section whose every key has a default). */
 function defaulted<T>(s: Schema<T>): Schema<T> {
-  return transform(optional(s), (v) => v ?? parse(s, {}));
+  return transform(optional(nullable(s)), (v) => v ?? parse(s, {}));
 }
 
 const integer = (min: number, max: number) => number({ integer: true, min, max });
@@ -236,6 +241,7 @@ const fileSchema = complete({
       deadlineMs: withDefault(integer(0, 600_000), 10_000),
     }),
   ),
+  latency: defaulted(complete({ dedicatedCpu: optional(integer(0, 4095)) })),
 });
 
 /**

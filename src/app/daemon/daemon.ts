@@ -12,6 +12,7 @@ import { createMetrics, startControlServer, componentLogger, strategyLogger, typ
 import { startVenue, type Venue } from '../../venue-sim/server/index.js';
 import type { DaemonConfig } from '../config/index.js';
 import type { CommitmentPool } from '../../protocol/commitment-pool.js';
+import { dedicateCpu } from '../dedicated-cpu.js';
 import { commitmentPool, startTrading, type TradingSession } from '../trading.js';
 import { venueOptions } from '../venue-config.js';
 import { loadAccounts, prepareAccounts, type DaemonAccount } from './accounts.js';
@@ -104,6 +105,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       logger: componentLogger(logger, 'control'),
     });
     closers.push(() => server.close());
+    if (config.latency.dedicatedCpu !== undefined) {
+      // Last: every worker thread exists now, so all of them move off the CPU.
+      const dedicated = await dedicateCpu(config.latency.dedicatedCpu).catch((e: Error) => {
+        throw new Error(`latency.dedicatedCpu: ${e.message}`);
+      });
+      closers.push(() => dedicated.close());
+      log.info({ cpu: dedicated.cpu }, 'event loop on a dedicated CPU');
+    }
     const metricsUrl = `${server.url}/metrics`;
     const status = new StatusLine(sessions, opts.out);
     const statusTimer = config.telemetry.statusIntervalMs > 0 ? setInterval(() => status.print(), config.telemetry.statusIntervalMs) : undefined;

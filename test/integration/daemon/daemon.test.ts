@@ -1,6 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkDaemonConfig } from '../../../src/app/config/index.js';
@@ -29,6 +30,11 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** The event-loop thread's CPUs (Linux). */
+const eventLoopCpus = () => /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${process.pid}/task/${process.pid}/status`, 'utf8'))![1];
+/** The daemon also runs with a dedicated CPU where the machine allows it (2+ CPUs, util-linux). */
+const DEDICATE = process.platform === 'linux' && availableParallelism() >= 2 && ['taskset', 'chrt'].every((t) => spawnSync(t, ['--version']).status === 0);
 
 function config(dir: string, venue: Venue): string {
   const path = join(dir, 'daemon.yaml');
@@ -68,6 +74,7 @@ function config(dir: string, venue: Venue): string {
       'journal: {path: journal.sqlite}',
       'telemetry: {port: 0, statusIntervalMs: 0}',
       'shutdown: {deadlineMs: 5000}',
+      ...(DEDICATE ? ['latency: {dedicatedCpu: 0}'] : []),
       '',
     ].join('\n'),
   );
@@ -111,11 +118,13 @@ describe('daemon (in process, against a local venue)', () => {
     const logs: string[] = [];
     const out: string[] = [];
     const { config: cfg, strategies } = await checkDaemonConfig(config(dir, venue), { MAIN_SECRET: secret });
+    const cpusAtStart = DEDICATE ? eventLoopCpus() : undefined;
     let daemon: Daemon | undefined = await startDaemon({ config: cfg, strategies, logger: createLogger({ level: 'info', destination: { write: (l: string) => void logs.push(l) } }), out: (l) => out.push(l) });
     cleanup.push(() => daemon?.stop('test cleanup'));
 
     const base = daemon.metricsUrl.replace(/\/metrics$/, '');
     await until(async () => (await fetch(`${base}/readyz`)).status === 200, 'readiness');
+    if (DEDICATE) expect(eventLoopCpus()).toBe('0');
     const agent = Keypair.fromFile(join(dir, 'keys/bot.json'));
     expect(venue.engine.isAuthorized(main.publicKey, agent.publicKey)).toBe(true);
     const symbolsOf = (account: string) => new Set(venue.engine.openOrders(account).map((o) => o.symbol));
@@ -135,6 +144,7 @@ describe('daemon (in process, against a local venue)', () => {
     const summary = await daemon.stop('test');
     daemon = undefined;
     expect(summary).toEqual({ leftOpen: 0, timedOut: false });
+    if (DEDICATE) expect(eventLoopCpus()).toBe(cpusAtStart);
     expect(venue.engine.openOrders(main.publicKey)).toEqual([]);
     expect(venue.engine.openOrders(other.publicKey)).toEqual([]);
 

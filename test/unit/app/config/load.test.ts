@@ -48,6 +48,7 @@ describe('daemon config: schema', () => {
     expect(c.telemetry).toEqual({ host: '127.0.0.1', port: 9464, token: undefined, statusIntervalMs: 10_000 });
     expect(c.log).toEqual({ level: 'info' });
     expect(c.shutdown).toEqual({ cancelOrders: true, deadlineMs: 10_000 });
+    expect(c.latency).toEqual({ dedicatedCpu: undefined });
   });
 
   it('reports mistakes in several sections at once, each with its key path and line', async () => {

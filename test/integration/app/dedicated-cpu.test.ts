@@ -1,0 +1,79 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { dedicateCpu, parseCpuList } from '../../../src/app/dedicated-cpu.js';
+
+const SCHED_IDLE = 5;
+
+interface ThreadInfo {
+  tid: number;
+  cpus: number[];
+  policy: number;
+  /** User + system CPU time, clock ticks. */
+  cpuTicks: number;
+}
+
+function threads(): ThreadInfo[] {
+  const out: ThreadInfo[] = [];
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const status = readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
+      out.push({ tid: Number(tid), cpus: parseCpuList(/^Cpus_allowed_list:\s*(\S+)$/m.exec(status)![1]!), policy: Number(fields[38]), cpuTicks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out;
+}
+
+const allowed = process.platform === 'linux' ? threads().find((t) => t.tid === process.pid)!.cpus : [];
+const tools = ['taskset', 'chrt'].every((t) => spawnSync(t, ['--version']).status === 0);
+
+describe('parseCpuList', () => {
+  it('reads ranges and single CPUs; refuses anything else', () => {
+    expect(parseCpuList('0-3,6\n')).toEqual([0, 1, 2, 3, 6]);
+    expect(parseCpuList('1')).toEqual([1]);
+    expect(() => parseCpuList('0-')).toThrow(/malformed CPU list/);
+  });
+});
+
+describe.skipIf(allowed.length < 2 || !tools)('dedicateCpu (real taskset and chrt)', () => {
+  const cpu = allowed[0]!;
+
+  it('pins the event loop to the CPU, spins a SCHED_IDLE thread there, moves the others off it, and undoes it all on close', async () => {
+    const dedicated = await dedicateCpu(cpu, { resweepMs: 50 });
+    try {
+      const before = threads();
+      const main = before.find((t) => t.tid === process.pid)!;
+      expect(main.cpus).toEqual([cpu]);
+      const spinners = before.filter((t) => t.policy === SCHED_IDLE);
+      expect(spinners.map((t) => t.cpus)).toEqual([[cpu]]);
+      for (const t of before) if (t.tid !== main.tid && t.tid !== spinners[0]!.tid) expect(t.cpus).not.toContain(cpu);
+
+      // A thread started now inherits the event loop's CPU; the resweep moves it.
+      const late = new Worker('require("node:worker_threads").parentPort.once("message", () => process.exit(0))', { eval: true });
+      await new Promise((r) => late.once('online', r));
+      await new Promise((r) => setTimeout(r, 300));
+      const after = threads();
+      const newcomers = after.filter((t) => !before.some((b) => b.tid === t.tid));
+      expect(newcomers.length).toBeGreaterThan(0);
+      for (const t of newcomers) expect(t.cpus).not.toContain(cpu);
+      const spinner = after.find((t) => t.tid === spinners[0]!.tid)!;
+      expect(spinner.cpuTicks).toBeGreaterThan(spinners[0]!.cpuTicks); // it really spins
+      late.postMessage('exit');
+    } finally {
+      await dedicated.close();
+    }
+    const restored = threads();
+    expect(restored.filter((t) => t.policy === SCHED_IDLE)).toEqual([]);
+    for (const t of restored) expect(t.cpus).toEqual(allowed);
+  });
+
+  it('refuses a CPU the process may not use, changing nothing', async () => {
+    await expect(dedicateCpu(Math.max(...allowed) + 1)).rejects.toThrow(/is not among the process's CPUs/);
+    for (const t of threads()) expect(t.cpus).toEqual(allowed);
+  });
+});
