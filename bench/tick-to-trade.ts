@@ -1,13 +1,16 @@
 // Bench `tick-to-trade`: in-process latency from the arrival of the WebSocket frame that changed the book to the signed
 // request written to the socket, for one market and the built-in market maker against the local venue in its own process
 // (fast synthetic market); also each stage's p50 on the way and the heap allocated per book change (load-independent).
+// Two placements, each 5 runs: `dedicated` (the event loop on a CPU of its own, `latency.dedicatedCpu`; the headline
+// metrics where the machine allows it) and `shared` (no tuning: the bot's threads on every CPU, the metrics `shared_*`).
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { setPriority, tmpdir } from 'node:os';
+import { availableParallelism, setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { dedicateCpu } from '../src/app/dedicated-cpu.js';
 import { tuneJitForTrading } from '../src/app/jit.js';
 import { startTrading } from '../src/app/trading.js';
 import { HttpClient } from '../src/client/http.js';
@@ -29,22 +32,29 @@ const RUN_MS = 6000;
 const WARMUP_MS = 2000;
 
 /**
- * The venue stands in for a remote exchange, which never runs on the bot's CPUs. Here it shares 2 vCPUs with the bot,
- * and loopback TCP wakes the reader on the writer's CPU: a bot thread woken by a venue frame then waits for the venue
- * to leave that CPU. At nice 19 (the fallback) `perf sched` showed that in ≈3 % of ticks, up to 4 ms. Under SCHED_IDLE
- * (chrt, where present) the kernel preempts the venue at once for the bot and counts its CPU as free; the venue still
- * gets every idle cycle.
+ * The venue stands in for a remote exchange, which never runs on the bot's CPUs.
+ * - shared: it shares the CPUs with the bot, and loopback TCP wakes the reader on the writer's CPU: a bot thread woken
+ *   by a venue frame then waits for the venue to leave that CPU. At nice 19 (the fallback) `perf sched` showed that
+ *   in ≈3 % of ticks, up to 4 ms. Under SCHED_IDLE (chrt, where present) the kernel preempts the venue at once for the
+ *   bot and counts its CPU as free; the venue still gets every idle cycle.
+ * - dedicated: the bot's event loop has CPU 0 to itself, the venue runs on the other CPUs (with the bot's other
+ *   threads) at normal priority.
  */
 const CHRT = spawnSync('chrt', ['--idle', '0', 'true']).status === 0;
+const DEDICATED_CPU = 0;
+const OTHER_CPUS = Array.from({ length: availableParallelism() - 1 }, (_, i) => i + 1).join(',');
+const DEDICATED = OTHER_CPUS !== '' && CHRT && spawnSync('taskset', ['-c', OTHER_CPUS, 'true']).status === 0;
+
+type Placement = 'dedicated' | 'shared';
 
 /** Starts `perpbot venue` in a child process; resolves with its URLs once it listens. */
-function startVenueProcess(seed: number): Promise<{ url: string; wsUrl: string; child: ChildProcess }> {
+function startVenueProcess(seed: number, placement: Placement): Promise<{ url: string; wsUrl: string; child: ChildProcess }> {
   const config = join(tmpdir(), `perpbot-t2t-${process.pid}.yaml`);
   writeFileSync(config, 'flow:\n  makers: 2\n  levels: 5\n  takerProbability: 0.5\n  intervalMs: 20\n');
   const venue = [process.execPath, join(here, '../src/cli.js'), 'venue', '--port', '0', '--seed', String(seed), '--config', config];
-  const command = CHRT ? ['chrt', '--idle', '0', ...venue] : venue;
+  const command = placement === 'dedicated' ? ['taskset', '-c', OTHER_CPUS, ...venue] : CHRT ? ['chrt', '--idle', '0', ...venue] : venue;
   const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
-  if (!CHRT && child.pid !== undefined) setPriority(child.pid, 19);
+  if (placement === 'shared' && !CHRT && child.pid !== undefined) setPriority(child.pid, 19);
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const m = /listening: (\S+) \(WebSocket (\S+)\)/.exec(line);
@@ -143,8 +153,8 @@ interface RunResult {
   gcMs: number;
 }
 
-async function run(seed: number): Promise<RunResult> {
-  const venue = await startVenueProcess(seed);
+async function run(seed: number, placement: Placement): Promise<RunResult> {
+  const venue = await startVenueProcess(seed, placement);
   const key = Keypair.generate();
   await fund(venue.url, key);
   const clock = systemClock();
@@ -164,9 +174,12 @@ async function run(seed: number): Promise<RunResult> {
     clock,
     metrics: { tickToTradeSeconds: probe },
     risk: { orderRate: { perSecond: 1000, burst: 1000 }, cancelRate: { perSecond: 2000, burst: 2000 }, maxOpenOrders: 1000 },
-    http: { rateLimit: { perSecond: 1000, burst: 1000 }, cancelRateLimit: { perSecond: 2000, burst: 2000 } },
+    // 50× the default request rate: more sockets than the default 16, so that a slow answer does not hold actions back.
+    http: { rateLimit: { perSecond: 1000, burst: 1000 }, cancelRateLimit: { perSecond: 2000, burst: 2000 }, maxSockets: 64 },
   });
   probe.wrap(session.execution, session.signer, session.http);
+  // After startTrading: its signing worker exists and moves off the CPU with the others.
+  const dedicated = placement === 'dedicated' ? await dedicateCpu(DEDICATED_CPU) : undefined;
   try {
     await new Promise((r) => setTimeout(r, WARMUP_MS));
     probe.reset();
@@ -185,19 +198,27 @@ async function run(seed: number): Promise<RunResult> {
       gcMs: allocation.gcMs,
     };
   } finally {
+    await dedicated?.close();
     await session.stop({ deadlineMs: 3000 });
     venue.child.kill('SIGTERM');
   }
 }
 
 tuneJitForTrading();
-const results = [];
-for (let r = 0; r < RUNS; r++) results.push(await run(100 + r));
-report('tick-to-trade', 'p50_us', median(results.map((x) => x.p50)), 'us');
-report('tick-to-trade', 'p99_us', median(results.map((x) => x.p99)), 'us');
-report('tick-to-trade', 'samples', median(results.map((x) => x.samples)), 'samples');
-for (const s of STAGES) report('tick-to-trade', `stage_${s}_p50_us`, median(results.map((x) => x.stages[s])), 'us');
-report('tick-to-trade', 'alloc_per_tick_kb', median(results.map((x) => x.allocKbPerTick)), 'KiB');
-report('tick-to-trade', 'gc_collections', median(results.map((x) => x.collections)), 'collections');
-report('tick-to-trade', 'gc_ms', median(results.map((x) => x.gcMs)), 'ms');
-report('tick-to-trade', 'venue_sched_idle', CHRT ? 1 : 0, 'bool');
+const placements: Placement[] = DEDICATED ? ['dedicated', 'shared'] : ['shared'];
+const results: Record<Placement, RunResult[]> = { dedicated: [], shared: [] };
+for (let r = 0; r < RUNS; r++) for (const placement of placements) results[placement].push(await run(100 + r, placement));
+const headline = results[placements[0]!];
+const med = (rs: RunResult[], f: (x: RunResult) => number) => median(rs.map(f));
+report('tick-to-trade', 'p50_us', med(headline, (x) => x.p50), 'us');
+report('tick-to-trade', 'p99_us', med(headline, (x) => x.p99), 'us');
+report('tick-to-trade', 'samples', med(headline, (x) => x.samples), 'samples');
+for (const s of STAGES) report('tick-to-trade', `stage_${s}_p50_us`, med(headline, (x) => x.stages[s]), 'us');
+report('tick-to-trade', 'alloc_per_tick_kb', med(headline, (x) => x.allocKbPerTick), 'KiB');
+report('tick-to-trade', 'gc_collections', med(headline, (x) => x.collections), 'collections');
+report('tick-to-trade', 'gc_ms', med(headline, (x) => x.gcMs), 'ms');
+report('tick-to-trade', 'dedicated_cpu', DEDICATED ? 1 : 0, 'bool');
+report('tick-to-trade', 'shared_p50_us', med(results.shared, (x) => x.p50), 'us');
+report('tick-to-trade', 'shared_p99_us', med(results.shared, (x) => x.p99), 'us');
+report('tick-to-trade', 'shared_samples', med(results.shared, (x) => x.samples), 'samples');
+report('tick-to-trade', 'shared_venue_sched_idle', CHRT ? 1 : 0, 'bool');
