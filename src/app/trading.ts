@@ -120,19 +120,53 @@ export function commitmentPool(logger: Logger): CommitmentPool {
   return new CommitmentPool({ onError: (e) => logger.warn({ error: e instanceof Error ? e.message : String(e) }, 'signing commitments worker failed; signing deterministically') });
 }
 
+/** What a session holds open: released by stop(), or at once when starting fails. */
+class Held {
+  readonly subscriptions: Subscription[] = [];
+  view: LiveRiskView | undefined;
+  ownCommitments: CommitmentPool | undefined;
+  evaluate: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    readonly http: HttpClient,
+    readonly pool: WsPool,
+  ) {}
+
+  async release(): Promise<void> {
+    clearInterval(this.evaluate);
+    this.view?.close();
+    for (const s of this.subscriptions) s.unsubscribe();
+    this.pool.close();
+    this.http.close();
+    await this.ownCommitments?.close();
+  }
+}
+
+/** Connects, reconciles and starts the strategies; a failure on the way closes everything opened and rethrows. */
 export async function startTrading(opts: TradingOptions): Promise<TradingSession> {
   const clock = opts.clock ?? systemClock();
   const logger = opts.logger ?? silentLogger;
+  const held = new Held(
+    new HttpClient({ baseUrl: opts.url, dialect: opts.dialect, clock, ...opts.http }),
+    new WsPool({ url: opts.wsUrl, dialect: opts.dialect, logger, clock }),
+  );
+  try {
+    return await openSession(opts, clock, logger, held);
+  } catch (e) {
+    await held.release();
+    throw e;
+  }
+}
+
+async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, held: Held): Promise<TradingSession> {
+  const { http, pool, subscriptions } = held;
   const account = opts.account ?? opts.key.publicKey;
-  const http = new HttpClient({ baseUrl: opts.url, dialect: opts.dialect, clock, ...opts.http });
-  const pool = new WsPool({ url: opts.wsUrl, dialect: opts.dialect, logger, clock });
   const market = new MarketStreams({ source: pool, l2book: (symbol, nlevels) => http.l2book(symbol, nlevels) });
   const accounts = new AccountStreams({ source: pool, http, logger });
   const markets = new Map((await http.exchangeInfo()).map((m) => [m.symbol, m]));
   const symbols = [...new Set(opts.strategies.flatMap((s) => s.symbols))];
   for (const s of symbols) if (!markets.has(s)) throw new Error(`the venue lists no market ${s}`);
 
-  const subscriptions: Subscription[] = [];
   let state: AccountState | undefined;
   subscriptions.push(accounts.state$(account).subscribe((s) => (state = s)));
   const books = new Map<string, BookView>();
@@ -148,7 +182,7 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
   }
 
   let execution: Execution | undefined;
-  const view = new LiveRiskView({
+  const view = (held.view = new LiveRiskView({
     symbols,
     markets,
     mark$: (s, onMark) => market.ticker$(s).subscribe((t) => onMark(t.markPrice)),
@@ -157,10 +191,10 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
     openOrderSizes: (s) => execution?.openOrderSizes(s) ?? { buy: 0, sell: 0 },
     openOrderCount: () => execution?.openOrderCount() ?? 0,
     clock,
-  });
+  }));
   const risk = createRiskGate(riskConfig(opts.risk), view, clock);
   const precomputed = opts.signing !== 'deterministic';
-  const ownCommitments = precomputed && !opts.commitments ? commitmentPool(logger) : undefined;
+  const ownCommitments = (held.ownCommitments = precomputed && !opts.commitments ? commitmentPool(logger) : undefined);
   const commitments = precomputed ? (opts.commitments ?? ownCommitments) : undefined;
   await commitments?.whenFilled();
   const signer = commitments ? opts.key.presigner(commitments) : opts.key;
@@ -187,7 +221,7 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
   opts.beforeStart?.({ execution: exec, accounts, account });
   await exec.start();
   for (const conn of pool.connections) subscriptions.push(conn.state$.subscribe((s) => risk.onConnection(s === 'open', clock.nowMs())));
-  const evaluate = setInterval(() => risk.evaluate(clock.nowMs()), opts.riskEvaluateMs ?? 1000);
+  const evaluate = (held.evaluate = setInterval(() => risk.evaluate(clock.nowMs()), opts.riskEvaluateMs ?? 1000));
   evaluate.unref();
 
   for (const s of opts.strategies) {
@@ -223,11 +257,7 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
       clearInterval(evaluate);
       await host.stopAll('shutdown');
       const report = await exec.stop({ cancelOrders: stopOpts.cancelOrders ?? true, deadlineMs: stopOpts.deadlineMs ?? 5000 });
-      view.close();
-      for (const s of subscriptions) s.unsubscribe();
-      pool.close();
-      http.close();
-      await ownCommitments?.close();
+      await held.release();
       return report;
     },
   };

@@ -67,3 +67,30 @@ describe('trading session against the local venue', () => {
     expect(openOrders()).toEqual([]);
   });
 });
+
+describe('a session that fails to start', () => {
+  it('closes what it opened (WebSocket connections, HTTP sockets, its signing worker) and rethrows', async () => {
+    const strategies = await loadStrategies([{ name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01 } }]);
+    const before = venue.hub.stats.connections;
+    const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+    const socketsBefore = sockets();
+    const started = startTrading({
+      url: venue.url,
+      wsUrl: venue.wsUrl,
+      dialect: 'v1',
+      network: 'mainnet',
+      key: Keypair.generate(),
+      nonceStore: new MemoryNonceStore(),
+      strategies,
+      beforeStart: () => {
+        // By now the account and book streams are subscribed.
+        expect(venue.hub.stats.connections).toBeGreaterThan(before);
+        throw new Error('refused by the test');
+      },
+    });
+    await expect(started).rejects.toThrow('refused by the test');
+    await until(() => venue.hub.stats.connections === before, 'the session’s WebSocket connections to close');
+    // Both ends live in this process (the venue is in process): back to the count before means both are closed.
+    await until(() => sockets() === socketsBefore, 'the session’s HTTP sockets to close');
+  });
+});
