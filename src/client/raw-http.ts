@@ -236,10 +236,13 @@ export class RawHttpPool {
     this.waiting.shift()?.();
   }
 
-  /** The most recently used idle socket still fresh, or a new one; undefined when maxSockets are busy. */
+  /**
+   * The idle socket that waited longest, if still fresh (in turn, so that spares stay in use and need no replacing
+   * while requests come), or a new one; undefined when maxSockets are busy.
+   */
   private take(): Connection | undefined {
     const now = this.opts.nowMs();
-    for (let conn = this.idle.pop(); conn; conn = this.idle.pop()) {
+    for (let conn = this.idle.shift(); conn; conn = this.idle.shift()) {
       if (!conn.socket.destroyed && now - conn.idleSinceMs < this.opts.idleMs) return conn;
       conn.abort();
     }

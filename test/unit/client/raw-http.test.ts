@@ -3,11 +3,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RawHttpPool } from '../../../src/client/raw-http.js';
 
 /** A TCP server answering each request (one per read) with the next canned bytes ('CLOSE' drops the socket, 'HANG' says nothing). */
-async function rawServer(answers: string[]): Promise<{ server: Server; port: number; sockets: Set<Socket> }> {
+async function rawServer(answers: string[]): Promise<{ server: Server; port: number; sockets: Set<Socket>; served: Map<Socket, number> }> {
   const sockets = new Set<Socket>();
+  const served = new Map<Socket, number>();
   const server = createServer((socket) => {
     sockets.add(socket);
     socket.on('data', () => {
+      served.set(socket, (served.get(socket) ?? 0) + 1);
       const answer = answers.shift();
       if (answer === undefined || answer === 'HANG') return;
       if (answer === 'CLOSE') return socket.destroy();
@@ -17,7 +19,7 @@ async function rawServer(answers: string[]): Promise<{ server: Server; port: num
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { server, port: (server.address() as { port: number }).port, sockets };
+  return { server, port: (server.address() as { port: number }).port, sockets, served };
 }
 
 let cleanup: (() => void)[] = [];
@@ -115,6 +117,17 @@ describe('RawHttpPool', () => {
       expect(await second).toBe(200);
       p.close();
       expect(await first).toMatchObject({ error: 'socket hang up' });
+    });
+
+    it('uses idle sockets in turn, so that a spare is in use (and stays fresh) while requests come', async () => {
+      const { server, port, sockets, served } = await rawServer([OK, OK, OK, OK]);
+      cleanup.push(() => server.close());
+      const p = pool(port, { spare: 1 });
+      for (let i = 0; i < 4; i++) {
+        expect(await send(p)).toMatchObject({ status: 200 });
+        await until(() => sockets.size === 2);
+      }
+      expect([...served.values()]).toEqual([2, 2]);
     });
 
     it('never opens more than maxSockets, spares included', async () => {
