@@ -9,6 +9,7 @@ import type { NonceStore } from '../protocol/nonce.js';
 import { JournalError } from './errors.js';
 import { buildReport, UNATTRIBUTED, type ReportFill, type ReportFunding, type ReportOrder, type ReportRow } from './report.js';
 import { migrate, u64Text } from './schema.js';
+import { pragma, statement } from './statements.js';
 
 /** Where the bot keeps its journal unless configured otherwise (relative to the working directory). */
 export const DEFAULT_JOURNAL_PATH = 'data/perpbot.sqlite';
@@ -169,8 +170,9 @@ export class Journal {
   private constructor(db: Database.Database, path: string) {
     this.db = db;
     this.path = path;
-    const loadNonce = db.prepare<[string], string>('SELECT high_water_ns FROM nonces WHERE signer = ?').pluck();
-    const saveNonce = db.prepare<[string, string]>(
+    const loadNonce = statement<[string], string>(db, 'SELECT high_water_ns FROM nonces WHERE signer = ?').pluck();
+    const saveNonce = statement<[string, string]>(
+      db,
       `INSERT INTO nonces (signer, high_water_ns) VALUES (?, ?)
        ON CONFLICT (signer) DO UPDATE SET high_water_ns = MAX(high_water_ns, excluded.high_water_ns)`,
     );
@@ -181,32 +183,37 @@ export class Journal {
       },
       save: (signer, highWaterNs) => {
         const text = u64Text(highWaterNs);
-        db.pragma('synchronous = FULL');
+        pragma(db, 'synchronous = FULL');
         try {
           saveNonce.run(signer, text);
         } finally {
-          db.pragma('synchronous = NORMAL');
+          pragma(db, 'synchronous = NORMAL');
         }
       },
     };
-    this.insertBatch = db.prepare(
+    this.insertBatch = statement(
+      db,
       `INSERT INTO batches (signer, account, nonce_ns, path, message, signature, body, order_ids, at_ns)
        VALUES (@signer, @account, @nonceNs, @path, @message, @signature, @body, @orderIds, @atNs)`,
     );
-    this.settle = db.prepare('UPDATE batches SET outcome = ?, outcome_detail = ? WHERE id = ?');
-    this.resolve = db.prepare('UPDATE batches SET resolution = ?, resolution_detail = ? WHERE id = ?');
-    this.insertOrder = db.prepare(
+    this.settle = statement(db, 'UPDATE batches SET outcome = ?, outcome_detail = ? WHERE id = ?');
+    this.resolve = statement(db, 'UPDATE batches SET resolution = ?, resolution_detail = ? WHERE id = ?');
+    this.insertOrder = statement(
+      db,
       `INSERT INTO order_events (account, strategy, symbol, order_id, side, price, size, filled_size, status, reason, at_ns)
        VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @filledSize, @status, @reason, @atNs)`,
     );
-    this.insertFill = db.prepare(
+    this.insertFill = statement(
+      db,
       `INSERT OR IGNORE INTO fills (account, strategy, symbol, order_id, side, price, size, fee_usd, maker, time_ns, seq)
        VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @feeUsd, @maker, @timeNs, @seq)`,
     );
-    this.insertFunding = db.prepare(
+    this.insertFunding = statement(
+      db,
       `INSERT OR IGNORE INTO funding (account, symbol, amount_usd, rate, time_ns) VALUES (@account, @symbol, @amountUsd, @rate, @timeNs)`,
     );
-    this.insertPosition = db.prepare(
+    this.insertPosition = statement(
+      db,
       `INSERT INTO positions (account, symbol, size, entry_price, realized_pnl_usd, unrealized_pnl_usd, at_ms)
        VALUES (@account, @symbol, @size, @entryPrice, @realizedPnlUsd, @unrealizedPnlUsd, @atMs)`,
     );
@@ -224,9 +231,9 @@ export class Journal {
     try {
       if (!opts.mustExist) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       db = new Database(path, { fileMustExist: opts.mustExist ?? false });
-      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      const mode = pragma(db, 'journal_mode = WAL');
       if (mode !== 'wal') throw new JournalError(`WAL mode unavailable (journal_mode is ${String(mode)})`);
-      db.pragma('synchronous = NORMAL');
+      pragma(db, 'synchronous = NORMAL');
       migrate(db);
       return new Journal(db, path);
     } catch (e) {
@@ -240,7 +247,7 @@ export class Journal {
   close(): void {
     if (!this.db.open) return;
     this.flush();
-    this.db.pragma('wal_checkpoint(PASSIVE)');
+    pragma(this.db, 'wal_checkpoint(PASSIVE)');
     this.db.close();
   }
 
@@ -280,14 +287,13 @@ export class Journal {
 
   /** Batches without a resolution whose outcome is missing (crash between send and answer) or `unknown`, oldest first. */
   unresolvedBatches(): BatchRow[] {
-    return this.db
-      .prepare<[], BatchSqlRow>(`SELECT ${BATCH_COLUMNS} FROM batches WHERE resolution IS NULL AND (outcome IS NULL OR outcome = 'unknown') ORDER BY id`)
+    return statement<[], BatchSqlRow>(this.db, `SELECT ${BATCH_COLUMNS} FROM batches WHERE resolution IS NULL AND (outcome IS NULL OR outcome = 'unknown') ORDER BY id`)
       .all()
       .map(batchRow);
   }
 
   batch(id: number): BatchRow | undefined {
-    const row = this.db.prepare<[number], BatchSqlRow>(`SELECT ${BATCH_COLUMNS} FROM batches WHERE id = ?`).get(id);
+    const row = statement<[number], BatchSqlRow>(this.db, `SELECT ${BATCH_COLUMNS} FROM batches WHERE id = ?`).get(id);
     return row && batchRow(row);
   }
 
@@ -359,11 +365,11 @@ export class Journal {
   /** Events of one order, oldest first. */
   orderEvents(account: string, orderId: string): OrderRecord[] {
     this.flush();
-    return this.db
-      .prepare<[string, string], Omit<OrderRecord, 'strategy' | 'reason' | 'atNs'> & { strategy: string | null; reason: string | null; atNs: string }>(
-        `SELECT account, strategy, symbol, order_id AS orderId, side, price, size, filled_size AS filledSize, status, reason, at_ns AS atNs
-         FROM order_events WHERE account = ? AND order_id = ? ORDER BY id`,
-      )
+    return statement<[string, string], Omit<OrderRecord, 'strategy' | 'reason' | 'atNs'> & { strategy: string | null; reason: string | null; atNs: string }>(
+      this.db,
+      `SELECT account, strategy, symbol, order_id AS orderId, side, price, size, filled_size AS filledSize, status, reason, at_ns AS atNs
+       FROM order_events WHERE account = ? AND order_id = ? ORDER BY id`,
+    )
       .all(account, orderId)
       .map((r) => ({ ...r, strategy: r.strategy ?? undefined, reason: r.reason ?? undefined, atNs: BigInt(r.atNs) }));
   }
@@ -371,11 +377,11 @@ export class Journal {
   /** Fills at or after `sinceMs`, in time order. */
   fills(opts: { sinceMs?: number } = {}): FillRecord[] {
     this.flush();
-    return this.db
-      .prepare<[string], Omit<FillRecord, 'strategy' | 'maker' | 'timeNs'> & { strategy: string | null; maker: number; timeNs: string }>(
-        `SELECT account, strategy, symbol, order_id AS orderId, side, price, size, fee_usd AS feeUsd, maker, time_ns AS timeNs, seq
-         FROM fills WHERE time_ns >= ? ORDER BY time_ns, id`,
-      )
+    return statement<[string], Omit<FillRecord, 'strategy' | 'maker' | 'timeNs'> & { strategy: string | null; maker: number; timeNs: string }>(
+      this.db,
+      `SELECT account, strategy, symbol, order_id AS orderId, side, price, size, fee_usd AS feeUsd, maker, time_ns AS timeNs, seq
+       FROM fills WHERE time_ns >= ? ORDER BY time_ns, id`,
+    )
       .all(sinceNsText(opts.sinceMs))
       .map((r) => ({ ...r, strategy: r.strategy ?? undefined, maker: r.maker === 1, timeNs: BigInt(r.timeNs) }));
   }
@@ -383,10 +389,10 @@ export class Journal {
   /** Funding payments at or after `sinceMs`, in time order. */
   funding(opts: { sinceMs?: number } = {}): FundingRecord[] {
     this.flush();
-    return this.db
-      .prepare<[string], Omit<FundingRecord, 'timeNs'> & { timeNs: string }>(
-        'SELECT account, symbol, amount_usd AS amountUsd, rate, time_ns AS timeNs FROM funding WHERE time_ns >= ? ORDER BY time_ns, id',
-      )
+    return statement<[string], Omit<FundingRecord, 'timeNs'> & { timeNs: string }>(
+      this.db,
+      'SELECT account, symbol, amount_usd AS amountUsd, rate, time_ns AS timeNs FROM funding WHERE time_ns >= ? ORDER BY time_ns, id',
+    )
       .all(sinceNsText(opts.sinceMs))
       .map((r) => ({ ...r, timeNs: BigInt(r.timeNs) }));
   }
@@ -394,13 +400,13 @@ export class Journal {
   /** The latest snapshot of each account and symbol, sorted by account then symbol. */
   positions(): PositionRecord[] {
     this.flush();
-    return this.db
-      .prepare<[], PositionRecord>(
-        `SELECT p.account, p.symbol, p.size, p.entry_price AS entryPrice, p.realized_pnl_usd AS realizedPnlUsd,
-           p.unrealized_pnl_usd AS unrealizedPnlUsd, p.at_ms AS atMs
-         FROM positions p JOIN (SELECT MAX(id) AS id FROM positions GROUP BY account, symbol) latest ON latest.id = p.id
-         ORDER BY p.account, p.symbol`,
-      )
+    return statement<[], PositionRecord>(
+      this.db,
+      `SELECT p.account, p.symbol, p.size, p.entry_price AS entryPrice, p.realized_pnl_usd AS realizedPnlUsd,
+         p.unrealized_pnl_usd AS unrealizedPnlUsd, p.at_ms AS atMs
+       FROM positions p JOIN (SELECT MAX(id) AS id FROM positions GROUP BY account, symbol) latest ON latest.id = p.id
+       ORDER BY p.account, p.symbol`,
+    )
       .all();
   }
 
@@ -410,24 +416,23 @@ export class Journal {
    */
   report(opts: { sinceMs?: number } = {}): ReportRow[] {
     this.flush();
-    const fills = this.db
-      .prepare<[string], Omit<ReportFill, 'timeNs'> & { timeNs: string }>(
-        `SELECT f.account, COALESCE(f.strategy, o.strategy, ?) AS strategy, f.symbol, f.side, f.price, f.size, f.fee_usd AS feeUsd, f.time_ns AS timeNs
-         FROM fills f LEFT JOIN (${ORDERS}) o ON o.account = f.account AND o.order_id = f.order_id
-         ORDER BY f.time_ns, f.id`,
-      )
+    const fills = statement<[string], Omit<ReportFill, 'timeNs'> & { timeNs: string }>(
+      this.db,
+      `SELECT f.account, COALESCE(f.strategy, o.strategy, ?) AS strategy, f.symbol, f.side, f.price, f.size, f.fee_usd AS feeUsd, f.time_ns AS timeNs
+       FROM fills f LEFT JOIN (${ORDERS}) o ON o.account = f.account AND o.order_id = f.order_id
+       ORDER BY f.time_ns, f.id`,
+    )
       .all(UNATTRIBUTED)
       .map((r): ReportFill => ({ ...r, timeNs: BigInt(r.timeNs) }));
-    const funding = this.db
-      .prepare<[], Omit<ReportFunding, 'timeNs'> & { timeNs: string }>('SELECT account, symbol, amount_usd AS amountUsd, time_ns AS timeNs FROM funding ORDER BY time_ns, id')
+    const funding = statement<[], Omit<ReportFunding, 'timeNs'> & { timeNs: string }>(this.db, 'SELECT account, symbol, amount_usd AS amountUsd, time_ns AS timeNs FROM funding ORDER BY time_ns, id')
       .all()
       .map((r): ReportFunding => ({ ...r, timeNs: BigInt(r.timeNs) }));
-    const orders = this.db
-      .prepare<[string], Omit<ReportOrder, 'filled' | 'firstNs'> & { filled: number; firstNs: string }>(
-        `SELECT COALESCE(o.strategy, ?) AS strategy, o.symbol, o.first_ns AS firstNs,
-           EXISTS (SELECT 1 FROM fills f WHERE f.account = o.account AND f.order_id = o.order_id) AS filled
-         FROM (${ORDERS}) o`,
-      )
+    const orders = statement<[string], Omit<ReportOrder, 'filled' | 'firstNs'> & { filled: number; firstNs: string }>(
+      this.db,
+      `SELECT COALESCE(o.strategy, ?) AS strategy, o.symbol, o.first_ns AS firstNs,
+         EXISTS (SELECT 1 FROM fills f WHERE f.account = o.account AND f.order_id = o.order_id) AS filled
+       FROM (${ORDERS}) o`,
+    )
       .all(UNATTRIBUTED)
       .map((r): ReportOrder => ({ ...r, firstNs: BigInt(r.firstNs), filled: r.filled === 1 }));
     return buildReport(fills, funding, orders, opts.sinceMs);

@@ -3,6 +3,7 @@
 
 import type { Database } from 'better-sqlite3';
 import { JournalError } from './errors.js';
+import { pragma } from './statements.js';
 
 /** Migration i brings the schema from version i to version i + 1. */
 const MIGRATIONS: readonly string[] = [
@@ -87,12 +88,12 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** Brings `db` to SCHEMA_VERSION, each migration in its own transaction; throws JournalError for a journal from a newer build. */
 export function migrate(db: Database): void {
-  const from = db.pragma('user_version', { simple: true }) as number;
+  const from = pragma(db, 'user_version') as number;
   if (from > SCHEMA_VERSION) throw new JournalError(`schema version ${from} is newer than this build's ${SCHEMA_VERSION}`);
   for (let v = from; v < SCHEMA_VERSION; v++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${v + 1}`);
+      pragma(db, `user_version = ${v + 1}`);
     })();
   }
 }
