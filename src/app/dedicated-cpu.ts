@@ -23,8 +23,7 @@ const SPINNER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { readlinkSync } = require('node:fs');
 parentPort.once('message', () => {
-  let n = 0;
-  for (;;) n++;
+  for (;;) {}
 });
 parentPort.postMessage(Number(readlinkSync('/proc/thread-self').split('/').pop()));
 `;
@@ -56,7 +55,7 @@ function run(command: string, args: string[]): void {
  * Gives `cpu` to the calling process's event loop (see the file header). Call it once the process has started its
  * worker threads. Throws when the platform, the tools or the CPU set do not allow it (nothing is changed then).
  */
-export async function dedicateCpu(cpu: number, opts: { resweepMs?: number } = {}): Promise<DedicatedCpu> {
+export async function dedicateCpu(cpu: number, opts: { resweepMs?: number; onSpinnerError?: (e: Error) => void } = {}): Promise<DedicatedCpu> {
   if (process.platform !== 'linux') throw new Error(`dedicated CPU: Linux only, not ${process.platform}`);
   const allowed = allowedCpus();
   if (!allowed.includes(cpu)) throw new Error(`dedicated CPU: CPU ${cpu} is not among the process's CPUs ${allowed.join(',')}`);
@@ -70,6 +69,8 @@ export async function dedicateCpu(cpu: number, opts: { resweepMs?: number } = {}
     spinner.once('message', resolve);
     spinner.once('error', reject);
   });
+  // Later the CPU only loses its spinner: the event loop stays pinned and keeps working.
+  spinner.on('error', (e) => opts.onSpinnerError?.(e));
   const pinned = new Set([process.pid, spinnerTid]);
   try {
     run('taskset', ['-a', '-p', '-c', others, pid]);

@@ -107,7 +107,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     closers.push(() => server.close());
     if (config.latency.dedicatedCpu !== undefined) {
       // Last: every worker thread exists now, so all of them move off the CPU.
-      const dedicated = await dedicateCpu(config.latency.dedicatedCpu).catch((e: Error) => {
+      const onSpinnerError = (e: Error) => log.warn({ error: e.message }, 'the dedicated CPU lost its spinner: it may go idle between ticks');
+      const dedicated = await dedicateCpu(config.latency.dedicatedCpu, { onSpinnerError }).catch((e: Error) => {
         throw new Error(`latency.dedicatedCpu: ${e.message}`);
       });
       closers.push(() => dedicated.close());
