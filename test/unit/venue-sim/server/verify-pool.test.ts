@@ -53,6 +53,20 @@ describe.each([
   });
 });
 
+describe('worker verifier, a lone request', () => {
+  it('is verified in place at once; a second one in the same turn goes to the worker', async () => {
+    verifier = workerVerifier();
+    const [good, bad] = cases();
+    const settled: boolean[] = [];
+    const first = verifier.verify(...good!.args).then((ok) => settled.push(ok));
+    const second = verifier.verify(...bad!.args).then((ok) => settled.push(ok));
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    expect(settled).toEqual([true]); // the worker's answer needs a later turn
+    await Promise.all([first, second]);
+    expect(settled).toEqual([true, false]);
+  });
+});
+
 describe('worker verifier fail-over', () => {
   it('keeps answering correctly on the calling thread once the worker is gone', async () => {
     const errors: unknown[] = [];
