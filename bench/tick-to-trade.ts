@@ -6,11 +6,11 @@
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { availableParallelism, setPriority, tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { dedicateCpu } from '../src/app/dedicated-cpu.js';
+import { canDedicateCpu, dedicateCpu, otherCpus } from '../src/app/dedicated-cpu.js';
 import { tuneJitForTrading } from '../src/app/jit.js';
 import { startTrading } from '../src/app/trading.js';
 import { HttpClient } from '../src/client/http.js';
@@ -42,8 +42,8 @@ const WARMUP_MS = 2000;
  */
 const CHRT = spawnSync('chrt', ['--idle', '0', 'true']).status === 0;
 const DEDICATED_CPU = 0;
-const OTHER_CPUS = Array.from({ length: availableParallelism() - 1 }, (_, i) => i + 1).join(',');
-const DEDICATED = OTHER_CPUS !== '' && CHRT && spawnSync('taskset', ['-c', OTHER_CPUS, 'true']).status === 0;
+const DEDICATED = canDedicateCpu(DEDICATED_CPU);
+const OTHER_CPUS = DEDICATED ? otherCpus(DEDICATED_CPU).join(',') : '';
 
 type Placement = 'dedicated' | 'shared';
 

@@ -45,6 +45,17 @@ function allowedCpus(task = 'self'): number[] {
   return parseCpuList(m[1]!);
 }
 
+/** The process's CPUs other than `cpu`. */
+export function otherCpus(cpu: number): number[] {
+  return allowedCpus().filter((c) => c !== cpu);
+}
+
+/** Whether dedicateCpu(`cpu`) can work here: Linux, `cpu` and another among the process's CPUs, taskset and chrt present. */
+export function canDedicateCpu(cpu: number): boolean {
+  if (process.platform !== 'linux' || !allowedCpus().includes(cpu) || otherCpus(cpu).length === 0) return false;
+  return ['taskset', 'chrt'].every((tool) => spawnSync(tool, ['--version']).status === 0);
+}
+
 function run(command: string, args: string[]): void {
   const r = spawnSync(command, args, { encoding: 'utf8' });
   if (r.error) throw new Error(`dedicated CPU: ${command} could not run (${r.error.message}); it comes with util-linux`);
@@ -60,7 +71,7 @@ export async function dedicateCpu(cpu: number, opts: { resweepMs?: number; onSpi
   const allowed = allowedCpus();
   if (!allowed.includes(cpu)) throw new Error(`dedicated CPU: CPU ${cpu} is not among the process's CPUs ${allowed.join(',')}`);
   if (allowed.length < 2) throw new Error('dedicated CPU: the process has only one CPU; the other threads need another');
-  const others = allowed.filter((c) => c !== cpu).join(',');
+  const others = otherCpus(cpu).join(',');
   const pid = String(process.pid);
 
   const spinner = new Worker(SPINNER_SOURCE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 8 } });

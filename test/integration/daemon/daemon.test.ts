@@ -1,12 +1,12 @@
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkDaemonConfig } from '../../../src/app/config/index.js';
 import { placeAction } from '../../../src/app/commands/actions.js';
 import { startDaemon, type Daemon } from '../../../src/app/daemon/daemon.js';
+import { canDedicateCpu } from '../../../src/app/dedicated-cpu.js';
 import { HttpClient } from '../../../src/client/http.js';
 import { base58Encode } from '../../../src/protocol/base58.js';
 import { RECONCILE_OWNER } from '../../../src/execution/reconcile.js';
@@ -34,7 +34,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
 /** The event-loop thread's CPUs (Linux). */
 const eventLoopCpus = () => /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${process.pid}/task/${process.pid}/status`, 'utf8'))![1];
 /** The daemon also runs with a dedicated CPU where the machine allows it (2+ CPUs, util-linux). */
-const DEDICATE = process.platform === 'linux' && availableParallelism() >= 2 && ['taskset', 'chrt'].every((t) => spawnSync(t, ['--version']).status === 0);
+const DEDICATE = canDedicateCpu(0);
 
 function config(dir: string, venue: Venue): string {
   const path = join(dir, 'daemon.yaml');
