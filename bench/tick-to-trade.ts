@@ -1,8 +1,9 @@
 // Bench `tick-to-trade`: in-process latency from the arrival of the WebSocket frame that changed the book to the signed
 // request written to the socket, for one market and the built-in market maker against the local venue in its own process
 // (fast synthetic market); also each stage's p50 on the way and the heap allocated per book change (load-independent).
-// Two placements, each 5 runs: `dedicated` (the event loop on a CPU of its own, `latency.dedicatedCpu`; the headline
-// metrics where the machine allows it) and `shared` (no tuning: the bot's threads on every CPU, the metrics `shared_*`).
+// Three setups, each 5 runs, interleaved: `dedicated` (the latency settings: keep-warm every 1 ms and the event loop on a
+// CPU of its own, `latency.dedicatedCpu`; the headline metrics where the machine allows it), `shared` (keep-warm only,
+// the bot's threads on every CPU; metrics `shared_*`) and `untuned` (neither; metrics `untuned_*`).
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -33,7 +34,7 @@ const WARMUP_MS = 2000;
 
 /**
  * The venue stands in for a remote exchange, which never runs on the bot's CPUs.
- * - shared: it shares the CPUs with the bot, and loopback TCP wakes the reader on the writer's CPU: a bot thread woken
+ * - shared, untuned: it shares the CPUs with the bot, and loopback TCP wakes the reader on the writer's CPU: a bot thread woken
  *   by a venue frame then waits for the venue to leave that CPU. At nice 19 (the fallback) `perf sched` showed that
  *   in ≈3 % of ticks, up to 4 ms. Under SCHED_IDLE (chrt, where present) the kernel preempts the venue at once for the
  *   bot and counts its CPU as free; the venue still gets every idle cycle.
@@ -45,7 +46,10 @@ const DEDICATED_CPU = 0;
 const DEDICATED = canDedicateCpu(DEDICATED_CPU);
 const OTHER_CPUS = DEDICATED ? otherCpus(DEDICATED_CPU).join(',') : '';
 
-type Placement = 'dedicated' | 'shared';
+type Placement = 'dedicated' | 'shared' | 'untuned';
+
+/** The keep-warm interval of the tuned setups, ms (`latency.keepWarmMs`). */
+const KEEP_WARM_MS = 1;
 
 /** Starts `perpbot venue` in a child process; resolves with its URLs once it listens. */
 function startVenueProcess(seed: number, placement: Placement): Promise<{ url: string; wsUrl: string; child: ChildProcess }> {
@@ -54,7 +58,7 @@ function startVenueProcess(seed: number, placement: Placement): Promise<{ url: s
   const venue = [process.execPath, join(here, '../src/cli.js'), 'venue', '--port', '0', '--seed', String(seed), '--config', config];
   const command = placement === 'dedicated' ? ['taskset', '-c', OTHER_CPUS, ...venue] : CHRT ? ['chrt', '--idle', '0', ...venue] : venue;
   const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
-  if (placement === 'shared' && !CHRT && child.pid !== undefined) setPriority(child.pid, 19);
+  if (placement !== 'dedicated' && !CHRT && child.pid !== undefined) setPriority(child.pid, 19);
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const m = /listening: (\S+) \(WebSocket (\S+)\)/.exec(line);
@@ -176,6 +180,7 @@ async function run(seed: number, placement: Placement): Promise<RunResult> {
     risk: { orderRate: { perSecond: 1000, burst: 1000 }, cancelRate: { perSecond: 2000, burst: 2000 }, maxOpenOrders: 1000 },
     // 50× the default request rate: more sockets than the default 16, so that a slow answer does not hold actions back.
     http: { rateLimit: { perSecond: 1000, burst: 1000 }, cancelRateLimit: { perSecond: 2000, burst: 2000 }, maxSockets: 64 },
+    ...(placement !== 'untuned' && { keepWarmMs: KEEP_WARM_MS }),
   });
   probe.wrap(session.execution, session.signer, session.http);
   // After startTrading: its signing worker exists and moves off the CPU with the others.
@@ -205,8 +210,8 @@ async function run(seed: number, placement: Placement): Promise<RunResult> {
 }
 
 tuneJitForTrading();
-const placements: Placement[] = DEDICATED ? ['dedicated', 'shared'] : ['shared'];
-const results: Record<Placement, RunResult[]> = { dedicated: [], shared: [] };
+const placements: Placement[] = DEDICATED ? ['dedicated', 'shared', 'untuned'] : ['shared', 'untuned'];
+const results: Record<Placement, RunResult[]> = { dedicated: [], shared: [], untuned: [] };
 for (let r = 0; r < RUNS; r++) for (const placement of placements) results[placement].push(await run(100 + r, placement));
 const headline = results[placements[0]!];
 const med = (rs: RunResult[], f: (x: RunResult) => number) => median(rs.map(f));
@@ -218,7 +223,11 @@ report('tick-to-trade', 'alloc_per_tick_kb', med(headline, (x) => x.allocKbPerTi
 report('tick-to-trade', 'gc_collections', med(headline, (x) => x.collections), 'collections');
 report('tick-to-trade', 'gc_ms', med(headline, (x) => x.gcMs), 'ms');
 report('tick-to-trade', 'dedicated_cpu', DEDICATED ? 1 : 0, 'bool');
-report('tick-to-trade', 'shared_p50_us', med(results.shared, (x) => x.p50), 'us');
-report('tick-to-trade', 'shared_p99_us', med(results.shared, (x) => x.p99), 'us');
-report('tick-to-trade', 'shared_samples', med(results.shared, (x) => x.samples), 'samples');
-report('tick-to-trade', 'shared_venue_sched_idle', CHRT ? 1 : 0, 'bool');
+report('tick-to-trade', 'keep_warm_ms', KEEP_WARM_MS, 'ms');
+for (const p of ['shared', 'untuned'] as const) {
+  report('tick-to-trade', `${p}_p50_us`, med(results[p], (x) => x.p50), 'us');
+  report('tick-to-trade', `${p}_p99_us`, med(results[p], (x) => x.p99), 'us');
+  report('tick-to-trade', `${p}_samples`, med(results[p], (x) => x.samples), 'samples');
+  report('tick-to-trade', `${p}_alloc_per_tick_kb`, med(results[p], (x) => x.allocKbPerTick), 'KiB');
+}
+report('tick-to-trade', 'venue_sched_idle', CHRT ? 1 : 0, 'bool');

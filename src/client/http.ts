@@ -170,6 +170,11 @@ export class HttpClient {
     return outcome;
   }
 
+  /** Submitter.warm: builds the request text submit() would write (over the raw pool), sends and counts nothing. */
+  warm(request: SignedRequest): void {
+    this.raw?.requestText('POST', this.pathOf(request.encoded.path), request.bodyText);
+  }
+
   /** Sends the identical signed bytes of an unknown outcome again (same nonce, same order ids: it cannot double an order). */
   resend(unknown: Extract<SubmitOutcome, { outcome: 'unknown' }>): Promise<SubmitOutcome> {
     return this.submit(unknown.request);

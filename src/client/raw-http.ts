@@ -195,7 +195,7 @@ export class RawHttpPool {
 
   /** Sends `method path` with a JSON `body`; returns a function that aborts it (destroying its socket). */
   request(method: string, path: string, body: string, handlers: RawHandlers): () => void {
-    const data = `${method} ${path} HTTP/1.1\r\nhost: ${this.opts.hostHeader}\r\naccept: application/json\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: keep-alive\r\n\r\n${body}`;
+    const data = this.requestText(method, path, body);
     let conn: Connection | undefined;
     let aborted = false;
     const go = () => {
@@ -211,6 +211,11 @@ export class RawHttpPool {
       aborted = true;
       conn?.abort();
     };
+  }
+
+  /** The text request() writes for `method path` with a JSON `body`. */
+  requestText(method: string, path: string, body: string): string {
+    return `${method} ${path} HTTP/1.1\r\nhost: ${this.opts.hostHeader}\r\naccept: application/json\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: keep-alive\r\n\r\n${body}`;
   }
 
   /** Destroys every socket (their requests fail); later requests open new ones, like an http.Agent after destroy(). */

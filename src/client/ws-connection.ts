@@ -63,6 +63,8 @@ interface TopicEntry {
   readonly subscription: Subscription;
   readonly sink: MessageSink;
   readonly dog: Watchdog | undefined;
+  /** Text of the last frame routed to the topic (warm() decodes it again). */
+  lastFrame: string | undefined;
 }
 
 /** What one frame stands for in the model (see InboundCodec.decodeStream). */
@@ -131,7 +133,7 @@ export class WsConnection {
     if (this.topics.size >= MAX_SUBSCRIPTIONS) throw new RangeError(`a connection holds at most ${MAX_SUBSCRIPTIONS} topics`);
     const staleMs = (this.opts.staleAfterMs ?? defaultStaleAfterMs)(topic);
     const dog = staleMs === undefined ? undefined : new Watchdog(staleMs, this.scheduler, () => this.onStale(topic));
-    this.topics.set(topic, { subscription, sink, dog });
+    this.topics.set(topic, { subscription, sink, dog, lastFrame: undefined });
     if (this.state === 'open') this.sendSubscribe([topic]);
     return topic;
   }
@@ -143,6 +145,12 @@ export class WsConnection {
     entry.dog?.stop();
     this.topics.delete(topic);
     if (this.state === 'open') this.send({ method: 'unsubscribe', topic });
+  }
+
+  /** Parses and decodes the last frame routed to `topic` again, routing and counting nothing (keep-warm dry runs). */
+  warm(topic: string): void {
+    const text = this.topics.get(topic)?.lastFrame;
+    if (text !== undefined) this.parse(text);
   }
 
   /** Unsubscribes and subscribes `topic` again (the venue then sends its snapshot first). */
@@ -208,14 +216,15 @@ export class WsConnection {
   private onFrame(data: RawData, isBinary: boolean): void {
     this.idle.touch();
     if (isBinary) return this.errors.record('binary', 'binary frame');
-    const decoded = this.parse(data.toString());
+    const text = data.toString();
+    const decoded = this.parse(text);
     if (decoded === undefined) return;
     this.counters.messages++;
-    if (isList(decoded)) for (const m of decoded) this.route(m);
-    else this.route(decoded);
+    if (isList(decoded)) for (const m of decoded) this.route(m, text);
+    else this.route(decoded, text);
   }
 
-  private route(message: StreamMessage): void {
+  private route(message: StreamMessage, text: string): void {
     switch (message.type) {
       case 'subscriptionResponse':
       case 'unsubscribeResponse':
@@ -226,6 +235,7 @@ export class WsConnection {
         const entry = this.topics.get(message.topic);
         if (!entry) return this.errors.record('unrouted', message.topic);
         entry.dog?.touch();
+        entry.lastFrame = text;
         entry.sink(message);
       }
     }

@@ -12,6 +12,8 @@ export interface StreamSource {
   topic$(subscription: Subscription): Observable<StreamMessage>;
   /** Asks the venue for the topic again (its snapshot comes first); a no-op for a topic nobody holds. */
   resubscribe(topic: string): void;
+  /** Decodes the topic's last frame again, delivering nothing (keep-warm dry runs); a no-op without one. */
+  warm?(topic: string): void;
 }
 
 export interface WsPoolOptions extends WsConnectionOptions {
@@ -85,6 +87,10 @@ export class WsPool implements StreamSource {
 
   resubscribe(topic: string): void {
     this.owners.get(topic)?.resubscribe(topic);
+  }
+
+  warm(topic: string): void {
+    this.owners.get(topic)?.warm(topic);
   }
 
   close(): void {

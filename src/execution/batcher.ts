@@ -76,12 +76,18 @@ export class Batcher {
   private readonly flushMode: FlushMode;
   private readonly timers: Timers;
   private readonly flushBound = () => this.flush();
+  /** The signer of warm(): the key's MessageSigner.warm under its public key (undefined when the key has none). */
+  private readonly warmKey: MessageSigner | undefined;
+  private lastItems: readonly WireItem[] | undefined;
+  private lastNonce = 0n;
 
   constructor(private readonly opts: BatcherOptions) {
     this.maxItems = opts.maxItems ?? 100;
     if (!Number.isInteger(this.maxItems) || this.maxItems < 1) throw new RangeError(`maxItems must be a positive integer, got ${this.maxItems}`);
     this.flushMode = opts.flush ?? 'microtask';
     this.timers = opts.timers ?? realTimers;
+    const { key } = opts;
+    this.warmKey = key.warm && { publicKey: key.publicKey, sign: (message) => key.warm!(message) };
   }
 
   /** Commands waiting for the flush. */
@@ -159,13 +165,28 @@ export class Batcher {
       });
   }
 
+  /**
+   * A dry run of the last batch's way to the wire: its items encoded again, signed by the key's throwaway warm key and
+   * handed to the submitter's warm (which writes nothing). Nothing is queued, sent or counted; no nonce is drawn.
+   */
+  warm(): void {
+    if (this.lastItems === undefined || this.warmKey === undefined) return;
+    this.opts.submitter.warm?.(this.signItems(this.lastItems, this.lastNonce, this.warmKey));
+  }
+
   private sign(commands: readonly Command[], nonce: bigint): SignedRequest {
     const items: WireItem[] = commands.map((c) =>
       c.kind === 'place'
         ? { kind: 'place', spec: c.order.spec, cloid: c.order.cloid }
         : { kind: 'cancel', symbol: c.order.spec.symbol, orderId: c.order.orderId! },
     );
-    const { codec, key, account, network, mode, dialect } = this.opts;
+    this.lastItems = items;
+    this.lastNonce = nonce;
+    return this.signItems(items, nonce, this.opts.key);
+  }
+
+  private signItems(items: readonly WireItem[], nonce: bigint, key: MessageSigner): SignedRequest {
+    const { codec, account, network, mode, dialect } = this.opts;
     return signTrustedRequest(codec, key, { actions: orderActions(dialect, items), account, signer: key.publicKey, nonce, network, mode });
   }
 

@@ -9,6 +9,8 @@ import type { AccountQueryType, AccountResponse, OpenOrder, OrderHistoryEntry } 
 /** Sends one signed action once; never throws for venue or transport failures (HttpClient.submit fits). */
 export interface Submitter {
   submit(request: SignedRequest, hooks?: SubmitHooks): Promise<SubmitOutcome>;
+  /** Runs submit's preparation of `request` (its bytes) as a dry run: nothing is sent or counted (keep-warm). */
+  warm?(request: SignedRequest): void;
 }
 
 /** The account queries execution needs (HttpClient.account fits; both dialects answer in the v1 model). */

@@ -31,8 +31,9 @@ function ofType<T extends StreamMessage['type']>(type: T) {
   return filter((m: StreamMessage): m is MessageOf<T> => m.type === type);
 }
 
-/** Per symbol: the book builder's counters and the stream (replaying the latest book to a new subscriber). */
+/** Per symbol: its delta topic, the book builder's counters and the stream (replaying the latest book to a new subscriber). */
 interface BookEntry {
+  readonly topic: string;
   readonly stats: BookBuilderStats;
   readonly stream: Observable<BookView>;
 }
@@ -76,9 +77,15 @@ export class MarketStreams {
         onRebuild: () => this.opts.source.resubscribe(topic),
         stats,
       }).pipe(latest());
-      this.books.set(symbol, (entry = { stats, stream: shared }));
+      this.books.set(symbol, (entry = { topic, stats, stream: shared }));
     }
     return entry.stream;
+  }
+
+  /** Decodes the last book frame of `symbol` again, changing no book (keep-warm dry runs; see StreamSource.warm). */
+  warm(symbol: string): void {
+    const entry = this.books.get(symbol);
+    if (entry) this.opts.source.warm?.(entry.topic);
   }
 
   /** Counters of the book builder of `symbol` (snapshots, deltas, checks, mismatches, rebuilds). */

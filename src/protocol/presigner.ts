@@ -2,7 +2,7 @@
 // hashed from the message): on the hot path one SHA-512 and one scalar multiply-add instead of a fixed-base
 // multiplication. Any RFC 8032 verifier accepts them; they are not deterministic.
 // Invariants: a commitment signs one message and is wiped after use; with none ready the key's deterministic
-// node:crypto signature is used; the secret scalar stays in this object's private field.
+// node:crypto signature is used; the secret scalar stays in this object's private field; warm() never touches either.
 
 import { hash } from 'node:crypto';
 import { inspect } from 'node:util';
@@ -15,7 +15,15 @@ export interface MessageSigner {
   readonly publicKey: string;
   /** The 64-byte Ed25519 signature of `message`. */
   sign(message: Uint8Array): Uint8Array;
+  /**
+   * A signature of `message` by a fixed throwaway key, computed by the same code as sign() (keep-warm dry runs keep
+   * that code and its buffers in the CPU caches); uses nothing of this signer's key or commitments.
+   */
+  warm?(message: Uint8Array): Uint8Array;
 }
+
+/** The throwaway key and commitment of warm(): arbitrary public constants, no secret. */
+const WARM = { R: new Uint8Array(32).fill(0x5a), r: 0x1234567890abcdefn, scalar: 0x0fedcba987654321n, publicKeyBytes: new Uint8Array(32).fill(0xa5) };
 
 export class Presigner implements MessageSigner {
   readonly publicKey: string;
@@ -53,18 +61,28 @@ export class Presigner implements MessageSigner {
       this.#deterministic++;
       return this.#fallback(message);
     }
+    const signature = this.#signWith(c.R, littleEndian(c.r), this.#scalar, this.#publicKeyBytes, message);
+    c.r.fill(0);
+    this.#precomputed++;
+    return signature;
+  }
+
+  warm(message: Uint8Array): Uint8Array {
+    return this.#signWith(WARM.R, WARM.r, WARM.scalar, WARM.publicKeyBytes, message);
+  }
+
+  /** S = r + SHA-512(R ‖ A ‖ message) · scalar mod L; the signature R ‖ S. */
+  #signWith(R: Uint8Array, r: bigint, scalar: bigint, publicKeyBytes: Uint8Array, message: Uint8Array): Uint8Array {
     const length = 64 + message.length;
     if (this.#hashInput.length < length) this.#hashInput = Buffer.allocUnsafe(2 * length);
     const input = this.#hashInput;
-    input.set(c.R, 0);
-    input.set(this.#publicKeyBytes, 32);
+    input.set(R, 0);
+    input.set(publicKeyBytes, 32);
     input.set(message, 64);
     const digest = Buffer.from(hash('sha512', input.subarray(0, length), 'hex'), 'hex');
-    const s = (littleEndian(c.r) + (littleEndian(digest) % GROUP_ORDER) * this.#scalar) % GROUP_ORDER;
-    c.r.fill(0);
-    this.#precomputed++;
+    const s = (r + (littleEndian(digest) % GROUP_ORDER) * scalar) % GROUP_ORDER;
     const signature = new Uint8Array(64);
-    signature.set(c.R);
+    signature.set(R);
     writeLittleEndian32(s, signature, 32);
     return signature;
   }

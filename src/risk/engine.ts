@@ -153,14 +153,15 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
     return pos < 0 && Math.abs(open.buy) + order.size <= -pos;
   }
 
-  function checkPlace(op: Extract<PlannedOp, { kind: 'place' }>, nowMs: number): RiskDecision {
+  /** The decision on a place; `take` (false for a dry run, which changes nothing): note the market, take the rate token. */
+  function checkPlace(op: Extract<PlannedOp, { kind: 'place' }>, nowMs: number, take: boolean): RiskDecision {
     const { order, stamp } = op;
     const { symbol } = order;
     const current = state$.getValue();
     if (current.state === 'HALTED') return deny('HALTED', `trading halted: ${current.reason}`);
     const market = view.market(symbol);
     if (!market) return deny('UNKNOWN_MARKET', `unknown market ${symbol}`);
-    seen.add(symbol);
+    if (take) seen.add(symbol);
     if (!(stamp.dataTimeMs >= nowMs - config.staleInputBudgetMs)) {
       return deny('STALE_INPUT', `computed from data ${fmt(nowMs - stamp.dataTimeMs)} ms old (budget ${config.staleInputBudgetMs} ms)`);
     }
@@ -199,7 +200,7 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
     if (exposure !== OK) return exposure;
 
     if (!orders.available(nowMs)) return deny('ORDER_RATE', `order rate limit ${config.orderRate.perSecond}/s (burst ${config.orderRate.burst}) reached`);
-    orders.take();
+    if (take) orders.take();
     return OK;
   }
 
@@ -251,6 +252,15 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
     return OK;
   }
 
+  /** check() after the rules were evaluated; `take` as in checkPlace. */
+  function decide(op: PlannedOp, nowMs: number, take: boolean): RiskDecision {
+    if (op.kind === 'place') return checkPlace(op, nowMs, take);
+    if (take && view.market(op.symbol)) seen.add(op.symbol);
+    if (!cancels.available(nowMs)) return deny('CANCEL_RATE', `cancel rate limit ${config.cancelRate.perSecond}/s (burst ${config.cancelRate.burst}) reached`);
+    if (take) cancels.take();
+    return OK;
+  }
+
   const gate: RiskEngine = {
     config,
     get state() {
@@ -260,13 +270,11 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
 
     check(op, nowMs) {
       evaluate(nowMs);
-      if (op.kind === 'cancel') {
-        if (view.market(op.symbol)) seen.add(op.symbol);
-        if (!cancels.available(nowMs)) return deny('CANCEL_RATE', `cancel rate limit ${config.cancelRate.perSecond}/s (burst ${config.cancelRate.burst}) reached`);
-        cancels.take();
-        return OK;
-      }
-      return checkPlace(op, nowMs);
+      return decide(op, nowMs, true);
+    },
+
+    wouldApprove(op, nowMs) {
+      return decide(op, nowMs, false);
     },
 
     halt(reason) {

@@ -59,6 +59,8 @@ export interface TradingStateChange {
 export interface RiskGate {
   /** Decides one operation at `nowMs` (epoch ms); an approved operation counts against the rate limits. */
   check(op: PlannedOp, nowMs: number): RiskDecision;
+  /** check()'s decision without taking a rate token or re-evaluating the rules: changes nothing (keep-warm dry runs). */
+  wouldApprove(op: PlannedOp, nowMs: number): RiskDecision;
   readonly state: TradingState;
   /** Current state first, then every change, with its reason. */
   readonly state$: Observable<TradingStateChange>;

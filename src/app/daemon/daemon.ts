@@ -196,6 +196,7 @@ function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: L
       reconcile: { unknownOrders: config.execution.unknownOrders },
     },
     signing: config.execution.signing,
+    keepWarmMs: config.latency.keepWarmMs,
     commitments: deps.commitments,
     metrics: deps.metrics,
     clock,

@@ -32,6 +32,7 @@ export function journalingSubmitter(journal: Journal, account: string, clock: Cl
       journal.settleBatch(id, outcome.outcome, outcome.outcome === 'accepted' ? undefined : outcome.reason);
       return outcome;
     },
+    warm: (request) => inner.warm?.(request),
   };
 }
 

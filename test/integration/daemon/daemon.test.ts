@@ -74,7 +74,7 @@ function config(dir: string, venue: Venue): string {
       'journal: {path: journal.sqlite}',
       'telemetry: {port: 0, statusIntervalMs: 0}',
       'shutdown: {deadlineMs: 5000}',
-      ...(DEDICATE ? ['latency: {dedicatedCpu: 0}'] : []),
+      `latency: {keepWarmMs: 1${DEDICATE ? ', dedicatedCpu: 0' : ''}}`,
       '',
     ].join('\n'),
   );

@@ -94,3 +94,48 @@ describe('a session that fails to start', () => {
     await until(() => sockets() === socketsBefore, 'the session’s HTTP sockets to close');
   });
 });
+
+describe('a session with keep-warm', () => {
+  it('dry-runs the hot path every keepWarmMs while quoting, and sends, signs and orders nothing of its own', async () => {
+    const k = Keypair.generate();
+    venue.engine.faucet(k.publicKey, 100_000);
+    const strategies = await loadStrategies([{ name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 20, minIntervalMs: 50 } }]);
+    let batches = 0;
+    let places = 0;
+    const warmSession = await startTrading({
+      url: venue.url,
+      wsUrl: venue.wsUrl,
+      dialect: 'v1',
+      network: 'mainnet',
+      key: k,
+      nonceStore: new MemoryNonceStore(),
+      strategies,
+      keepWarmMs: 1,
+      wrapSubmitter: (inner) => ({
+        submit: (request, hooks) => {
+          batches++;
+          places += (JSON.parse(request.bodyText) as { action: { orders: object[] } }).action.orders.filter((o) => 'order' in o).length;
+          return inner.submit(request, hooks);
+        },
+        warm: (request) => inner.warm?.(request),
+      }),
+    });
+    const signer = warmSession.signer as Presigner;
+    let warmed = 0;
+    const warm = signer.warm.bind(signer);
+    signer.warm = (message) => (warmed++, warm(message));
+    await until(() => batches >= 3 && warmed >= 50, 'requotes and dry runs');
+    const report = await warmSession.stop({ deadlineMs: 5000 });
+    expect(report.timedOut).toBe(false);
+    // Every signature from a commitment belongs to a batch the session submitted; every order the venue has, to a place in one.
+    expect(signer.precomputedCount + signer.deterministicCount).toBe(batches);
+    expect(venue.engine.orderHistory(k.publicKey).length + venue.engine.openOrders(k.publicKey).length).toBe(places);
+    expect(warmSession.http.stats.outcomes.accepted + warmSession.http.stats.outcomes.rejected + warmSession.http.stats.outcomes.unknown).toBe(batches);
+  });
+
+  it('refuses a keepWarmMs below 1 ms', async () => {
+    const strategies = await loadStrategies([{ name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01 } }]);
+    const started = startTrading({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet', key: Keypair.generate(), nonceStore: new MemoryNonceStore(), strategies, keepWarmMs: 0 });
+    await expect(started).rejects.toThrow('keepWarmMs must be a number >= 1, got 0');
+  });
+});

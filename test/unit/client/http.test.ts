@@ -1,7 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { TransportError, VenueRejectError } from '../../../src/core/errors.js';
 import { HttpClient } from '../../../src/client/http.js';
+import { RawHttpPool } from '../../../src/client/raw-http.js';
 import { codecFor } from '../../../src/protocol/codecs.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { signRequest } from '../../../src/protocol/sign.js';
@@ -87,6 +88,33 @@ describe('HttpClient.submit outcomes', () => {
     expect((await current.submit(place)).outcome).toBe('accepted');
     expect((await current.submit(place)).outcome).toBe('unknown');
     current.close();
+  });
+});
+
+describe('HttpClient.warm (keep-warm dry run)', () => {
+  it('builds the request text submit() writes, sending, counting and spending nothing', async () => {
+    const clock = new ManualClock(0n);
+    const limited = new HttpClient({ baseUrl: venue.httpUrl, clock, rateLimit: { perSecond: 1, burst: 1 }, sleep: async (ms) => void (sleeps.push(ms), clock.advanceMs(ms)) });
+    const request = signed(PLACE);
+    const text = vi.spyOn(RawHttpPool.prototype, 'requestText');
+    try {
+      for (let i = 0; i < 5; i++) limited.warm(request);
+      expect(text.mock.calls).toEqual(Array(5).fill(['POST', '/api/v1/order', request.bodyText]));
+      await new Promise((r) => setTimeout(r, 30));
+      expect(venue.requests.size).toBe(0);
+      expect((venue as unknown as { conns: Set<unknown> }).conns.size).toBe(0); // not even a socket opened
+      expect(limited.stats).toEqual({ requests: 0, readRetries: 0, timeouts: 0, outcomes: { accepted: 0, rejected: 0, unknown: 0 } });
+      venue.answers.push({ status: 200, body: OK([{ resting: { oid: key(0x44) } }]) });
+      expect(await limited.submit(request)).toMatchObject({ outcome: 'accepted' });
+      expect(text.mock.calls[5]).toEqual(['POST', '/api/v1/order', request.bodyText]);
+      expect(text.mock.results[5]!.value).toBe(text.mock.results[0]!.value);
+    } finally {
+      text.mockRestore();
+      limited.close();
+    }
+    expect(venue.actionBodies).toEqual([request.bodyText]);
+    expect(sleeps).toEqual([]); // the one order token was still there
+    expect(limited.stats).toMatchObject({ requests: 1, outcomes: { accepted: 1, rejected: 0, unknown: 0 } });
   });
 });
 

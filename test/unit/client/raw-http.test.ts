@@ -95,6 +95,17 @@ describe('RawHttpPool', () => {
     expect(await send(pool(port))).toMatchObject({ written: false, error: expect.stringMatching(/ECONNREFUSED/) });
   });
 
+  it('requestText: the exact request, content-length in UTF-8 bytes; building it opens no socket', async () => {
+    const { server, port, sockets } = await rawServer([]);
+    cleanup.push(() => server.close());
+    const p = pool(port);
+    expect(p.requestText('POST', '/api/v1/order', '{"a":"é€"}')).toBe(
+      `POST /api/v1/order HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\naccept: application/json\r\ncontent-type: application/json\r\ncontent-length: 13\r\nconnection: keep-alive\r\n\r\n{"a":"é€"}`,
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    expect(sockets.size).toBe(0);
+  });
+
   describe('spare sockets', () => {
     const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
     const until = async (cond: () => boolean) => {

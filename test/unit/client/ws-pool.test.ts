@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Subscription } from 'rxjs';
 import type { ConnectionState } from '../../../src/client/ws-connection.js';
 import { WsPool } from '../../../src/client/ws-pool.js';
@@ -98,6 +98,34 @@ describe('WsConnection and WsPool', () => {
     expect(pool.stats.invalidFrames.venueError).toBe(0);
     subs.pop()!.unsubscribe();
     await until(() => pool!.connections.length === 1 && venue!.connections === 1, 'emptied connection closed');
+  });
+
+  it('warm decodes the topic\'s last frame again, delivering and counting nothing; no-op without one', async () => {
+    venue = await LoopbackVenue.start();
+    pool = new WsPool({ url: venue.wsUrl });
+    const messages: StreamMessage[] = [];
+    subs.push(pool.topic$(ticker('BTC-USD')).subscribe((m) => messages.push(m)));
+    subs.push(pool.topic$(ticker('ETH-USD')).subscribe());
+    await until(() => venue!.topics().length === 2, 'subscribed');
+    const fields = ['priceChange', 'priceChangePercent', 'lastPrice', 'highPrice', 'lowPrice', 'volume', 'quoteVolume', 'markPrice', 'oraclePrice', 'openInterest', 'fundingRate', 'regime', 'regimeDt', 'regimeVol', 'regimeMv', 'fairBookPx', 'fairVol', 'fairBias'];
+    const frame = `{"type":"ticker","data":{"ticker":{"symbol":"BTC-USD",${fields.map((f) => `"${f}":1`).join(',')},"timestamp":1763770000123}},"topic":"ticker.BTC-USD"}`;
+    venue.sendRaw(frame);
+    await until(() => messages.length === 1, 'ticker');
+    const before = pool.stats;
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      pool.warm('ticker.BTC-USD');
+      expect(parse.mock.calls).toEqual([[frame]]);
+      expect(parse.mock.results[0]).toMatchObject({ type: 'return', value: { topic: 'ticker.BTC-USD' } });
+      parse.mockClear();
+      expect(() => pool!.warm('ticker.ETH-USD')).not.toThrow(); // held, no frame yet
+      expect(() => pool!.warm('ticker.SOL-USD')).not.toThrow(); // never subscribed
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+    expect(messages).toHaveLength(1);
+    expect(pool.stats).toEqual(before);
   });
 });
 

@@ -6,8 +6,11 @@ import { SampleHistogram } from '../../../src/execution/metrics.js';
 import { Tracker } from '../../../src/execution/tracker.js';
 import type { SubmitOutcome } from '../../../src/client/submit.js';
 import { codecFor } from '../../../src/protocol/codecs.js';
+import { base58Decode } from '../../../src/protocol/base58.js';
 import { Keypair } from '../../../src/protocol/keys.js';
+import type { MessageSigner } from '../../../src/protocol/presigner.js';
 import { signRequest } from '../../../src/protocol/sign.js';
+import { verify } from 'node:crypto';
 import { FakeQueries, FakeRisk, FakeSubmitter, ManualTimers, flushPromises, manualClock, openRow } from './fakes.js';
 
 const key = Keypair.generate();
@@ -20,7 +23,7 @@ function counterNonces(start = 1000n) {
   return { used, next: () => (used.push(++n), n) };
 }
 
-function batcherWith(submitter: FakeSubmitter, opts: { maxItems?: number; flush?: 'microtask' | 'immediate' } = {}) {
+function batcherWith(submitter: FakeSubmitter, opts: { maxItems?: number; flush?: 'microtask' | 'immediate'; key?: MessageSigner } = {}) {
   const tracker = new Tracker({ nowMs: () => 0, onEvent: () => undefined });
   const batches: Batch[] = [];
   const settled: SubmitOutcome[] = [];
@@ -38,7 +41,7 @@ function batcherWith(submitter: FakeSubmitter, opts: { maxItems?: number; flush?
   const batcher = new Batcher({
     dialect: 'v1',
     codec: codecFor('v1'),
-    key,
+    key: opts.key ?? key,
     account: key.publicKey,
     network: 'mainnet',
     mode: 'raw',
@@ -61,6 +64,43 @@ function batcherWith(submitter: FakeSubmitter, opts: { maxItems?: number; flush?
 }
 
 describe('batcher', () => {
+  it('warm() runs the last batch again as a dry run: same message, a throwaway signature, no nonce, nothing sent', async () => {
+    const submitter = new FakeSubmitter();
+    const { batcher, batches, nonces, live, place } = batcherWith(submitter);
+    batcher.warm();
+    expect(submitter.warmed).toHaveLength(0);
+    batcher.enqueue(place(spec({ price: 99 })));
+    batcher.enqueue({ kind: 'cancel', order: live('11111111111111111111111111111111'), arrivalNs: undefined });
+    await Promise.resolve();
+    batcher.warm();
+    batcher.warm();
+    await Promise.resolve();
+    expect(submitter.sent).toHaveLength(1);
+    expect(batches).toHaveLength(1);
+    expect(nonces.used).toHaveLength(1);
+    expect(batcher.queued).toBe(0);
+    expect(submitter.warmed).toHaveLength(2);
+    const real = submitter.sent[0]!.request;
+    const dry = submitter.warmed[0]!;
+    expect(Buffer.from(dry.encoded.message).equals(Buffer.from(real.encoded.message))).toBe(true);
+    expect(JSON.parse(dry.bodyText).action).toEqual(submitter.sent[0]!.body.action);
+    const publicKey = { key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), key.publicKeyBytes]), format: 'der', type: 'spki' } as const;
+    const verifies = (r: typeof real) => verify(null, r.encoded.message, publicKey, Buffer.from(base58Decode(r.signature)));
+    expect(verifies(real)).toBe(true);
+    expect(verifies(dry)).toBe(false);
+  });
+
+  it('warm() does nothing for a signer without a warm path', async () => {
+    const submitter = new FakeSubmitter();
+    const plain: MessageSigner = { publicKey: key.publicKey, sign: (m) => key.sign(m) };
+    const { batcher, place } = batcherWith(submitter, { key: plain });
+    batcher.enqueue(place(spec()));
+    await Promise.resolve();
+    batcher.warm();
+    expect(submitter.sent).toHaveLength(1);
+    expect(submitter.warmed).toHaveLength(0);
+  });
+
   it('packs the commands of one tick into one signed batch, cancels first, one nonce', async () => {
     const submitter = new FakeSubmitter();
     const { batcher, batches, nonces, live, place } = batcherWith(submitter);

@@ -235,3 +235,31 @@ describe('execution: reconciliation and stop', () => {
     expect(exec.state).toBe('stopped');
   });
 });
+
+describe('execution: keep-warm', () => {
+  it('warm() runs the last tick again as a dry run: planned, risk asked without using its budget, batch prepared, nothing sent or changed', async () => {
+    const { exec, submitter, risk, events } = setup();
+    exec.warm();
+    expect(risk.dryChecks).toEqual([]);
+    await exec.start();
+    exec.warm();
+    expect(risk.dryChecks).toEqual([]);
+    expect(submitter.warmed).toHaveLength(0);
+    const quotes = { kind: 'quoteSet', symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 99, size: 1 }, { side: 'sell', price: 101, size: 1 }], ...stamp } as const;
+    exec.submit('mm', quotes);
+    await flushPromises();
+    const before = { open: exec.openOrders().map((o) => [o.orderId, o.status]), events: events.length, checks: risk.checks.length };
+    exec.warm();
+    exec.warm();
+    await flushPromises();
+    expect(submitter.sent).toHaveLength(1);
+    expect(submitter.warmed).toHaveLength(2);
+    expect(submitter.warmed[0]!.encoded.message).toEqual(submitter.sent[0]!.request.encoded.message);
+    expect(risk.dryChecks).toEqual([risk.checks[1], risk.checks[1]]);
+    expect(risk.dryChecks[0]).toEqual({ kind: 'place', strategy: 'mm', order: expect.objectContaining({ side: 'sell', price: 101 }), stamp });
+    expect({ open: exec.openOrders().map((o) => [o.orderId, o.status]), events: events.length, checks: risk.checks.length }).toEqual(before);
+    await exec.stop({ cancelOrders: false });
+    exec.warm();
+    expect(submitter.warmed).toHaveLength(2);
+  });
+});

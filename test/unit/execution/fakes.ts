@@ -11,6 +11,7 @@ import type { Submitter, Timers, VenueQueries } from '../../../src/execution/por
 
 export class FakeRisk implements RiskGate {
   readonly checks: PlannedOp[] = [];
+  readonly dryChecks: PlannedOp[] = [];
   readonly rejects: string[] = [];
   state: TradingState = 'ACTIVE';
   private readonly states = new BehaviorSubject<TradingStateChange>({ state: 'ACTIVE', reason: 'start', atMs: 0 });
@@ -21,6 +22,10 @@ export class FakeRisk implements RiskGate {
   check(op: PlannedOp): RiskDecision {
     this.checks.push(op);
     if (this.state === 'HALTED' && op.kind === 'place') return { ok: false, reason: 'HALTED', detail: 'halted' };
+    return this.decide(op);
+  }
+  wouldApprove(op: PlannedOp): RiskDecision {
+    this.dryChecks.push(op);
     return this.decide(op);
   }
   halt(reason: string): void {
@@ -52,6 +57,8 @@ export interface Sent {
 /** Records every request; answers with `answer` (default: accept with `resting` per place, `cancelled` per cancel). */
 export class FakeSubmitter implements Submitter {
   readonly sent: Sent[] = [];
+  /** The requests of warm() (dry runs), never answered. */
+  readonly warmed: SignedRequest[] = [];
   /** When true, answers wait for `sent[i].resolve`. */
   manual = false;
 
@@ -63,6 +70,10 @@ export class FakeSubmitter implements Submitter {
       this.sent.push({ request, body, resolve, hooks });
       if (!this.manual) resolve((this.answer ?? defaultAnswer)(request, body));
     });
+  }
+
+  warm(request: SignedRequest): void {
+    this.warmed.push(request);
   }
 }
 

@@ -88,6 +88,77 @@ describe('Presigner', () => {
   });
 });
 
+/** Hands out the RFC commitment of each message signed, and counts take() calls. */
+function countingSource(seed: Uint8Array, messages: Uint8Array[]): CommitmentSource & { taken: number } {
+  const queue = messages.map((m) => rfcCommitment(seed, m));
+  return {
+    taken: 0,
+    take() {
+      this.taken++;
+      return queue.shift();
+    },
+  };
+}
+
+/** R ‖ S by presigner.ts's WARM constants (R = 0x5a…, A = 0xa5…, r, scalar): what warm() must compute for `message`. */
+function warmSignature(message: Uint8Array): Uint8Array {
+  const R = new Uint8Array(32).fill(0x5a);
+  const digest = createHash('sha512').update(R).update(new Uint8Array(32).fill(0xa5)).update(message).digest();
+  const s = (0x1234567890abcdefn + (littleEndian(digest) % GROUP_ORDER) * 0x0fedcba987654321n) % GROUP_ORDER;
+  const signature = new Uint8Array(64);
+  signature.set(R);
+  writeLittleEndian32(s, signature, 32);
+  return signature;
+}
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+describe('warm (keep-warm dry runs)', () => {
+  it('Presigner.warm computes the fixed throwaway signature, takes no commitment and counts nothing', () => {
+    const key = Keypair.fromBytes(SEED9);
+    const message = new Uint8Array(randomBytes(100));
+    const commitments = countingSource(SEED9, [message]);
+    const presigner = key.presigner(commitments);
+    const warm = presigner.warm(message);
+    expect(warm).toHaveLength(64);
+    expect(hex(warm)).toBe(hex(warmSignature(message)));
+    expect(verifies(key, message, warm)).toBe(false);
+    expect([commitments.taken, presigner.precomputedCount, presigner.deterministicCount]).toEqual([0, 0, 0]);
+    expect(hex(presigner.sign(message))).toBe(hex(key.sign(message)));
+    expect([commitments.taken, presigner.precomputedCount, presigner.deterministicCount]).toEqual([1, 1, 0]);
+  });
+
+  it('Presigner.warm interleaved with sign, the shared buffer grown by either, leaves every signature exact', () => {
+    const key = Keypair.fromBytes(SEED9);
+    // warm grows the buffer (2500, 13000 > 1024 - 64), sign grows it (6000), each then uses what the other grew.
+    const warmed = [2500, 17, 0, 1300, 9000, 13000].map((n) => new Uint8Array(randomBytes(n)));
+    const signed = [3000, 10, 0, 6000, 1, 12999].map((n) => new Uint8Array(randomBytes(n)));
+    const commitments = countingSource(SEED9, signed);
+    const presigner = key.presigner(commitments);
+    for (let i = 0; i < signed.length; i++) {
+      const w = warmed[i]!;
+      expect(hex(presigner.warm(w)), `warm ${w.length}`).toBe(hex(warmSignature(w)));
+      const m = signed[i]!;
+      const signature = presigner.sign(m);
+      expect(hex(signature), `sign ${m.length}`).toBe(hex(key.sign(m)));
+      expect(verifies(key, m, signature)).toBe(true);
+    }
+    expect([commitments.taken, presigner.precomputedCount, presigner.deterministicCount]).toEqual([6, 6, 0]);
+  });
+
+  it('Keypair.warm signs with one throwaway key, not the keypair\'s', () => {
+    const key = Keypair.fromBytes(SEED9);
+    const message = new Uint8Array(randomBytes(80));
+    const warm = key.warm(message);
+    expect(warm).toHaveLength(64);
+    expect(verifies(key, message, warm)).toBe(false);
+    expect(hex(warm)).not.toBe(hex(key.sign(message)));
+    expect(hex(key.warm(message))).toBe(hex(warm));
+    expect(hex(Keypair.generate().warm(message))).toBe(hex(warm));
+    expect(hex(key.warm(Uint8Array.of(1)))).not.toBe(hex(warm));
+  });
+});
+
 describe('CommitmentPool', () => {
   const pool = new CommitmentPool({ capacity: 128, chunk: 32 });
   afterAll(() => pool.close());

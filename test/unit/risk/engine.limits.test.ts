@@ -3,7 +3,7 @@ import { ManualClock } from '../../../src/core/clock.js';
 import { riskConfig, type RiskConfigInput } from '../../../src/risk/config.js';
 import { createRiskGate } from '../../../src/risk/engine.js';
 import type { RiskDecision, RiskReason } from '../../../src/risk/types.js';
-import { cancel, FakeView, NOW_MS, place } from './helpers.js';
+import { cancel, FakeView, NOW_MS, place, record } from './helpers.js';
 
 const LIMITS: RiskConfigInput = {
   maxOrderSizeBase: 2,
@@ -233,5 +233,56 @@ describe('risk limits: each reason code fires just past its limit, not at it', (
     const d = decide(place({ symbol: 'BTC-USD', price: 102 }));
     expect(d.ok).toBe(false);
     if (!d.ok) expect(d.detail).toBe('price 102 is 200 bps from mark 100 (band 100 bps)');
+  });
+});
+
+describe('wouldApprove (keep-warm dry run): check()\'s decision, changing nothing', () => {
+  it('approves places any number of times without taking an order token', () => {
+    const gate = setup({ orderRate: { perSecond: 1, burst: 1 } }).fresh();
+    for (let i = 0; i < 20; i++) expect(gate.wouldApprove(place({ symbol: 'BTC-USD' }), NOW_MS)).toEqual(OK);
+    expect(gate.check(place({ symbol: 'BTC-USD' }), NOW_MS)).toEqual(OK);
+    expect(gate.check(place({ symbol: 'BTC-USD' }), NOW_MS)).toEqual(denied('ORDER_RATE'));
+    expect(gate.wouldApprove(place({ symbol: 'BTC-USD' }), NOW_MS)).toEqual(denied('ORDER_RATE'));
+  });
+
+  it('approves cancels any number of times without taking a cancel token', () => {
+    const gate = setup({ cancelRate: { perSecond: 1, burst: 1 } }).fresh();
+    for (let i = 0; i < 20; i++) expect(gate.wouldApprove(cancel('BTC-USD'), NOW_MS)).toEqual(OK);
+    expect(gate.check(cancel('BTC-USD'), NOW_MS)).toEqual(OK);
+    expect(gate.check(cancel('BTC-USD'), NOW_MS)).toEqual(denied('CANCEL_RATE'));
+    expect(gate.wouldApprove(cancel('BTC-USD'), NOW_MS)).toEqual(denied('CANCEL_RATE'));
+  });
+
+  it('gives check()\'s denial for a limit violation, detail included, and consumes nothing', () => {
+    const gate = setup({ orderRate: { perSecond: 1, burst: 1 } }).fresh();
+    const tooBig = place({ symbol: 'BTC-USD', size: 2.5 });
+    const dry = gate.wouldApprove(tooBig, NOW_MS);
+    expect(dry).toEqual({ ok: false, reason: 'MAX_ORDER_SIZE', detail: 'size 2.5 exceeds 2 (base units, BTC-USD)' });
+    expect(gate.check(tooBig, NOW_MS)).toEqual(dry);
+    expect(gate.check(place({ symbol: 'BTC-USD' }), NOW_MS)).toEqual(OK);
+  });
+
+  it('does not evaluate the rules: a breached daily loss changes the state only at check()', () => {
+    const { fresh, view } = setup();
+    const gate = fresh();
+    const states = record(gate);
+    view.pnlToday = -150;
+    expect(gate.wouldApprove(place({ symbol: 'BTC-USD' }), NOW_MS)).toEqual(denied('DAILY_LOSS'));
+    expect(gate.state).toBe('ACTIVE');
+    expect(states).toHaveLength(1);
+    expect(gate.check(place({ symbol: 'BTC-USD' }), NOW_MS)).toEqual(denied('DAILY_LOSS'));
+    expect(gate.state).toBe('REDUCING');
+    expect(states).toHaveLength(2);
+  });
+
+  it('does not add the symbol to those the gate has seen (they count in the total position)', () => {
+    const { fresh, view } = setup({ maxOrderSizeBaseBySymbol: {}, maxOrderSizeBase: 10 });
+    view.listsSymbols = false;
+    view.positions.set('ETH-USD', -250);
+    view.positions.set('BTC-USD', 24);
+    const gate = fresh();
+    gate.wouldApprove(cancel('ETH-USD'), NOW_MS);
+    gate.wouldApprove(place({ symbol: 'ETH-USD', side: 'buy', size: 1 }), NOW_MS);
+    expect(gate.check(place({ symbol: 'BTC-USD', size: 1.01 }), NOW_MS)).toEqual(OK); // as without the dry runs
   });
 });
