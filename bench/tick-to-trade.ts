@@ -1,7 +1,7 @@
 // Bench `tick-to-trade`: in-process latency from the arrival of the WebSocket frame that changed the book to the signed
 // request written to the socket, for one market and the built-in market maker against the local venue in its own process
 // (fast synthetic market); also each stage's p50 on the way and the heap allocated per book change (load-independent).
-// Three setups, each 5 runs, interleaved: `dedicated` (the latency settings: keep-warm every 1 ms and the event loop on a
+// Three setups, each 5 runs, interleaved: `dedicated` (the latency settings: keep-warm every 5 ms and the event loop on a
 // CPU of its own, `latency.dedicatedCpu`; the headline metrics where the machine allows it), `shared` (keep-warm only,
 // the bot's threads on every CPU; metrics `shared_*`) and `untuned` (neither; metrics `untuned_*`).
 
@@ -49,7 +49,7 @@ const OTHER_CPUS = DEDICATED ? otherCpus(DEDICATED_CPU).join(',') : '';
 type Placement = 'dedicated' | 'shared' | 'untuned';
 
 /** The keep-warm interval of the tuned setups, ms (`latency.keepWarmMs`). */
-const KEEP_WARM_MS = 1;
+const KEEP_WARM_MS = 5;
 
 /** Starts `perpbot venue` in a child process; resolves with its URLs once it listens. */
 function startVenueProcess(seed: number, placement: Placement): Promise<{ url: string; wsUrl: string; child: ChildProcess }> {

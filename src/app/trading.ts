@@ -64,7 +64,7 @@ export interface TradingOptions {
   /**
    * Keep-warm: every this many ms, a dry run of the hot path that sends and changes nothing (the last book frame of a
    * market decoded again, Execution.warm). Between bursts of market data the CPU caches otherwise lose that code and
-   * data, and the first tick of the next burst is several times slower. Default: off; about 1 ms suits quoting.
+   * data, and the first tick of the next burst is several times slower. 0 or absent: off (the daemon's default is 5).
    */
   keepWarmMs?: number;
   /** How often timed risk rules (loss, disconnection) are re-evaluated, ms. Default 1000. */
@@ -167,7 +167,8 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
 }
 
 async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, held: Held): Promise<TradingSession> {
-  if (opts.keepWarmMs !== undefined && !(opts.keepWarmMs >= 1 && Number.isFinite(opts.keepWarmMs))) throw new RangeError(`keepWarmMs must be a number >= 1, got ${opts.keepWarmMs}`);
+  const keepWarmMs = opts.keepWarmMs ?? 0;
+  if (keepWarmMs !== 0 && !(keepWarmMs >= 1 && Number.isFinite(keepWarmMs))) throw new RangeError(`keepWarmMs must be 0 (off) or a number >= 1, got ${keepWarmMs}`);
   const { http, pool, subscriptions } = held;
   const account = opts.account ?? opts.key.publicKey;
   const market = new MarketStreams({ source: pool, l2book: (symbol, nlevels) => http.l2book(symbol, nlevels) });
@@ -232,13 +233,13 @@ async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, h
   for (const conn of pool.connections) subscriptions.push(conn.state$.subscribe((s) => risk.onConnection(s === 'open', clock.nowMs())));
   const evaluate = (held.evaluate = setInterval(() => risk.evaluate(clock.nowMs()), opts.riskEvaluateMs ?? 1000));
   evaluate.unref();
-  if (opts.keepWarmMs !== undefined) {
+  if (keepWarmMs > 0) {
     // One market per pass, in turn: the decoding code is the same for all of them.
     let next = 0;
     held.warm = setInterval(() => {
       if (symbols.length > 0) market.warm(symbols[next++ % symbols.length]!);
       exec.warm();
-    }, opts.keepWarmMs);
+    }, keepWarmMs);
     held.warm.unref();
   }
 

@@ -128,8 +128,8 @@ export interface DaemonConfig {
   latency: {
     /** A CPU of the event loop's own (dedicateCpu: pinned, spun when idle, other threads moved off). Default none. */
     dedicatedCpu: number | undefined;
-    /** Keep-warm interval, ms (the session's keepWarmMs: a dry run of the hot path between bursts). Default off. */
-    keepWarmMs: number | undefined;
+    /** Keep-warm interval, ms (the session's keepWarmMs: a dry run of the hot path between bursts); 0: off. Default 5. */
+    keepWarmMs: number;
   };
 }
 
@@ -243,7 +243,7 @@ const fileSchema = complete({
       deadlineMs: withDefault(integer(0, 600_000), 10_000),
     }),
   ),
-  latency: defaulted(complete({ dedicatedCpu: optional(integer(0, 4095)), keepWarmMs: optional(integer(1, 60_000)) })),
+  latency: defaulted(complete({ dedicatedCpu: optional(integer(0, 4095)), keepWarmMs: withDefault(integer(0, 60_000), 5) })),
 });
 
 /**

@@ -133,9 +133,9 @@ describe('a session with keep-warm', () => {
     expect(warmSession.http.stats.outcomes.accepted + warmSession.http.stats.outcomes.rejected + warmSession.http.stats.outcomes.unknown).toBe(batches);
   });
 
-  it('refuses a keepWarmMs below 1 ms', async () => {
+  it('refuses a keepWarmMs between 0 and 1 ms', async () => {
     const strategies = await loadStrategies([{ name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01 } }]);
-    const started = startTrading({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet', key: Keypair.generate(), nonceStore: new MemoryNonceStore(), strategies, keepWarmMs: 0 });
-    await expect(started).rejects.toThrow('keepWarmMs must be a number >= 1, got 0');
+    const started = startTrading({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet', key: Keypair.generate(), nonceStore: new MemoryNonceStore(), strategies, keepWarmMs: 0.5 });
+    await expect(started).rejects.toThrow('keepWarmMs must be 0 (off) or a number >= 1, got 0.5');
   });
 });

@@ -48,7 +48,7 @@ describe('daemon config: schema', () => {
     expect(c.telemetry).toEqual({ host: '127.0.0.1', port: 9464, token: undefined, statusIntervalMs: 10_000 });
     expect(c.log).toEqual({ level: 'info' });
     expect(c.shutdown).toEqual({ cancelOrders: true, deadlineMs: 10_000 });
-    expect(c.latency).toEqual({ dedicatedCpu: undefined, keepWarmMs: undefined });
+    expect(c.latency).toEqual({ dedicatedCpu: undefined, keepWarmMs: 5 });
   });
 
   it('reports mistakes in several sections at once, each with its key path and line', async () => {
