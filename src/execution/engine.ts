@@ -111,8 +111,9 @@ export class Execution {
   private writeHooks = false;
   private readonly sampled = new WeakSet<Batch>();
   private readonly eventWaiters = new Set<() => void>();
-  /** The last intent executed and the last place risk decided: what warm() runs again. */
-  private last: { strategy: string; intent: Intent } | undefined;
+  /** The last intent executed (and its strategy) and the last place risk decided: what warm() runs again. */
+  private lastIntent: Intent | undefined;
+  private lastStrategy = '';
   private lastPlace: PlannedOp | undefined;
 
   constructor(private readonly opts: ExecutionOptions) {
@@ -227,8 +228,8 @@ export class Execution {
    * `keepWarmMs`), it keeps that code and data in the CPU caches, so the next real tick does not start cold.
    */
   warm(): void {
-    if (this.stateValue !== 'running' || this.last === undefined) return;
-    planIntent(this.last.strategy, this.last.intent, this.tracker);
+    if (this.stateValue !== 'running' || this.lastIntent === undefined) return;
+    planIntent(this.lastStrategy, this.lastIntent, this.tracker);
     if (this.lastPlace !== undefined) this.opts.risk.wouldApprove(this.lastPlace, this.opts.clock.nowMs());
     this.batcher.warm();
   }
@@ -293,7 +294,8 @@ export class Execution {
   // ------------------------------------------------------------------ intents → commands
 
   private execute(strategy: string, intent: Intent, arrivalNs: bigint | undefined): void {
-    this.last = { strategy, intent };
+    this.lastIntent = intent;
+    this.lastStrategy = strategy;
     const plan = planIntent(strategy, intent, this.tracker);
     for (const note of plan.notes) this.logger.info({ strategy, kind: intent.kind }, note);
     if (plan.steps.length === 0) return;

@@ -262,4 +262,18 @@ describe('execution: keep-warm', () => {
     exec.warm();
     expect(submitter.warmed).toHaveLength(2);
   });
+
+  it('warm() in the current dialect prepares the same transaction (same order ids) under a throwaway signature', async () => {
+    const { exec, submitter } = setup({ dialect: 'current' });
+    await exec.start();
+    exec.submit('mm', { kind: 'place', order: spec({ clientTag: 'a' }), ...stamp });
+    await flushPromises();
+    exec.warm();
+    const real = submitter.sent[0]!.request;
+    const dry = submitter.warmed[0]!;
+    expect(submitter.sent).toHaveLength(1);
+    expect(dry.encoded.orderIds).toEqual(real.encoded.orderIds);
+    expect(JSON.parse(dry.bodyText).actions).toEqual(submitter.sent[0]!.body.actions);
+    expect(dry.signature).not.toBe(real.signature);
+  });
 });
