@@ -89,7 +89,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       if (mine.length === 0) continue;
       sessions.push({ account, session: await startSession(opts, account, mine, { url, wsUrl, journal, metrics, commitments, recordings }) });
     }
-    for (const { session } of sessions) recordings.push(recordSnapshots(journal, session, { snapshotEveryMs: 60_000, log: componentLogger(logger, 'journal') }));
+    for (const { session } of sessions) recordings.push(recordSnapshots(journal, session, { snapshotEveryMs: 60_000, log: componentLogger(logger, 'journal'), clock }));
     let ready = true;
     const unwire = wireMetrics(metrics, sessions, clock, () => readiness(ready, sessions).ready, commitments);
     const disposers = sessions.map(({ session }) => onSignal(session.risk, 'SIGUSR2'));
@@ -139,7 +139,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
             leftOpen += report.open.length;
             timedOut ||= report.timedOut;
             // The session's own client is closed now; the daemon's set-up client still runs.
-            await snapshotAccount(journal, session, setupHttp).catch((e: Error) => log.warn({ account: account.name, error: e.message }, 'final journal snapshot failed'));
+            await snapshotAccount(journal, session, clock, setupHttp).catch((e: Error) => log.warn({ account: account.name, error: e.message }, 'final journal snapshot failed'));
           }
           status.print();
           status.close();

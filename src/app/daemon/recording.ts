@@ -40,6 +40,8 @@ export interface RecordingOptions {
   /** Position snapshots and funding queries, ms. */
   snapshotEveryMs: number;
   log: { warn(fields: object, message: string): void };
+  /** Stamps the position snapshots. */
+  clock: Pick<Clock, 'nowMs'>;
 }
 
 /**
@@ -78,14 +80,14 @@ export function recordTrading(journal: Journal, parts: TradingParts): Subscripti
 
 /** Records the session's positions and funding every `snapshotEveryMs` until the returned subscription ends. */
 export function recordSnapshots(journal: Journal, session: TradingSession, opts: RecordingOptions): Subscription {
-  const snapshot = () => snapshotAccount(journal, session).catch((e: Error) => opts.log.warn({ error: e.message }, 'journal snapshot failed'));
+  const snapshot = () => snapshotAccount(journal, session, opts.clock).catch((e: Error) => opts.log.warn({ error: e.message }, 'journal snapshot failed'));
   return interval(opts.snapshotEveryMs).subscribe(() => void snapshot());
 }
 
 /** Writes the current positions and any new funding payments of the session's account (read through `http`). */
-export async function snapshotAccount(journal: Journal, session: TradingSession, http: Pick<HttpClient, 'account'> = session.http): Promise<void> {
+export async function snapshotAccount(journal: Journal, session: TradingSession, clock: Pick<Clock, 'nowMs'>, http: Pick<HttpClient, 'account'> = session.http): Promise<void> {
   const account = session.account;
-  const atMs = Date.now();
+  const atMs = clock.nowMs();
   for (const p of session.accountState()?.positions.values() ?? []) {
     journal.recordPosition({ account, symbol: p.symbol, size: p.size, entryPrice: p.price, realizedPnlUsd: p.realizedPnl, unrealizedPnlUsd: p.unrealizedPnl ?? 0, atMs });
   }
