@@ -119,7 +119,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const statusTimer = config.telemetry.statusIntervalMs > 0 ? setInterval(() => status.print(), config.telemetry.statusIntervalMs) : undefined;
 
     banner(opts.out, { venue: venue ? `local venue ${url} (WebSocket ${wsUrl})` : `${url} (WebSocket ${wsUrl})`, dialect, network, accounts, sessions, metricsUrl, journal: config.journal.path });
-    log.info({ venueUrl: url, metricsUrl, sessions: sessions.length, resolvedBatches: resolved }, 'daemon ready');
+    log.info({ venueUrl: url, metricsUrl, sessions: sessions.length, resolvedBatches: resolved, keepWarmMs: config.latency.keepWarmMs }, 'daemon ready');
 
     let stopping: Promise<StopSummary> | undefined;
     return {
