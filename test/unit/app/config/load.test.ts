@@ -67,6 +67,8 @@ describe('daemon config: schema', () => {
       '  port: 70000', //                12
       'log:', //                         13
       '  level: loud', //                14
+      'latency:', //                     15
+      '  keepWarmMs: 0.5', //            16
     ];
     const e = await errorsOf(() => parse(lines));
     expect(where(e)).toEqual([
@@ -77,8 +79,9 @@ describe('daemon config: schema', () => {
       'execution.maxBatchItems@10',
       'telemetry.port@12',
       'log.level@14',
+      'latency.keepWarmMs@16',
     ]);
-    expect(e.message).toContain('7 problems in test.yaml:\n  venue.dialect (line 2): expected "v1" | "current", got "v2"');
+    expect(e.message).toContain('8 problems in test.yaml:\n  venue.dialect (line 2): expected "v1" | "current", got "v2"');
     expect(e.message).toContain('  strategies (line 8): array shorter than 1');
   });
 
