@@ -10,6 +10,7 @@ import { until } from '../../support/loopback-venue.js';
 class FakeSource implements StreamSource {
   readonly held = new Map<string, number>();
   readonly resubscribed: string[] = [];
+  readonly warmed: string[] = [];
   private readonly subjects = new Map<string, Subject<StreamMessage>>();
 
   topic$(subscription: Subscription): Observable<StreamMessage> {
@@ -28,6 +29,10 @@ class FakeSource implements StreamSource {
     this.resubscribed.push(topic);
   }
 
+  warm(topic: string): void {
+    this.warmed.push(topic);
+  }
+
   emit(topic: string, type: string, data: unknown): void {
     this.subject(topic).next({ type, data, topic } as StreamMessage);
   }
@@ -44,6 +49,18 @@ const book = (updateType: string, bids: number[][], asks: number[][]) => ({
 });
 
 describe('MarketStreams', () => {
+  it('warm(symbol) asks the source to decode the book topic of a market it builds a book for, and nothing else', () => {
+    const source = new FakeSource();
+    const market = new MarketStreams({ source });
+    market.warm('BTC-USD');
+    expect(source.warmed).toEqual([]);
+    const sub = market.bookChanges$('BTC-USD').subscribe();
+    market.warm('BTC-USD');
+    market.warm('ETH-USD');
+    expect(source.warmed).toEqual([topicsOf({ type: 'l2Delta', symbol: 'BTC-USD' })[0]]);
+    sub.unsubscribe();
+  });
+
   it('holds each topic once while anyone listens (hot, ref-counted) and flattens trades', async () => {
     const source = new FakeSource();
     const market = new MarketStreams({ source });
