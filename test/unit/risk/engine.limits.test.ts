@@ -37,6 +37,15 @@ function denied(reason: RiskReason) {
 }
 const OK: RiskDecision = { ok: true };
 
+/** A gate whose view lists no symbols (it counts those it has seen), ETH-USD short 250 and BTC-USD long 24. */
+function unlistedGate() {
+  const { fresh, view } = setup({ maxOrderSizeBaseBySymbol: {}, maxOrderSizeBase: 10 });
+  view.listsSymbols = false;
+  view.positions.set('ETH-USD', -250);
+  view.positions.set('BTC-USD', 24);
+  return fresh();
+}
+
 describe('risk limits: each reason code fires just past its limit, not at it', () => {
   it('MAX_ORDER_SIZE: default and per-symbol base-unit limits; non-positive sizes', () => {
     const { decide } = setup();
@@ -133,11 +142,7 @@ describe('risk limits: each reason code fires just past its limit, not at it', (
   });
 
   it('MAX_TOTAL_POSITION: without symbols() the gate counts the symbols it has seen', () => {
-    const { fresh, view } = setup({ maxOrderSizeBaseBySymbol: {}, maxOrderSizeBase: 10 });
-    view.listsSymbols = false;
-    view.positions.set('ETH-USD', -250);
-    view.positions.set('BTC-USD', 24);
-    const gate = fresh();
+    const gate = unlistedGate();
     expect(gate.check(place({ symbol: 'BTC-USD', size: 1.01 }), NOW_MS)).toEqual(OK); // ETH-USD not seen yet
     expect(gate.check(cancel('ETH-USD'), NOW_MS)).toEqual(OK);
     expect(gate.check(place({ symbol: 'BTC-USD', size: 1.01 }), NOW_MS)).toEqual(denied('MAX_TOTAL_POSITION'));
@@ -276,11 +281,7 @@ describe('wouldApprove (keep-warm dry run): check()\'s decision, changing nothin
   });
 
   it('does not add the symbol to those the gate has seen (they count in the total position)', () => {
-    const { fresh, view } = setup({ maxOrderSizeBaseBySymbol: {}, maxOrderSizeBase: 10 });
-    view.listsSymbols = false;
-    view.positions.set('ETH-USD', -250);
-    view.positions.set('BTC-USD', 24);
-    const gate = fresh();
+    const gate = unlistedGate();
     gate.wouldApprove(cancel('ETH-USD'), NOW_MS);
     gate.wouldApprove(place({ symbol: 'ETH-USD', side: 'buy', size: 1 }), NOW_MS);
     expect(gate.check(place({ symbol: 'BTC-USD', size: 1.01 }), NOW_MS)).toEqual(OK); // as without the dry runs
