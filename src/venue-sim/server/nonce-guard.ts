@@ -1,5 +1,5 @@
 // The venue's nonce rules (gaps-decided §3), scoped per signer: unused, greater than the smallest
-// of the signer's 100 highest accepted nonces, and within 24 h of the venue clock.
+// of the signer's (up to) 100 highest accepted nonces however few are kept, and within 24 h of the venue clock.
 // Invariant: a nonce that was accepted once is rejected forever (evicted ones are below the floor).
 
 export interface NonceGuardOptions {
@@ -26,7 +26,7 @@ export class NonceGuard {
     const kept = this.accepted.get(signer);
     if (!kept) return undefined;
     if (binarySearch(kept, nonce) >= 0) return 'nonce already used';
-    if (kept.length >= this.window && nonce <= kept[0]!) return 'stale nonce: not above the smallest of the 100 highest accepted nonces';
+    if (nonce <= kept[0]!) return `stale nonce: not above the smallest of the ${this.window} highest accepted nonces`;
     return undefined;
   }
 
