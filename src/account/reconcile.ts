@@ -9,7 +9,10 @@ import type { AccountOrder, AccountState } from './state.js';
 export const orderKey = (u: { orderId: string; status: string; filledSize: number }) => `${u.orderId}:${u.status}:${u.filledSize}`;
 export const fillKey = (f: { orderId: string; timestamp: bigint; price: number; size: number }) => `${f.orderId}:${f.timestamp}:${f.price}:${f.size}`;
 
-/** The account's side of a fills row, in the shape of a stream `fill`. */
+/**
+ * The account's side of a fills row, in the shape of a stream `fill` (the account's own view). A row is shared by
+ * both parties and its `isBuy` is the taker's side (gaps §5, venue-protocol §8.3), so the maker's is the opposite.
+ */
 export function fillFromRow(user: string, row: Fill): FillUpdate {
   const maker = row.maker === user;
   return {
@@ -19,7 +22,7 @@ export function fillFromRow(user: string, row: Fill): FillUpdate {
     price: row.price,
     size: row.amount,
     fee: maker ? row.makerFee : row.takerFee,
-    isBuy: row.isBuy,
+    isBuy: maker ? !row.isBuy : row.isBuy,
     reasonCode: 0,
     reason: null,
     counterpartyHint: '',
