@@ -8,7 +8,7 @@ import { SignatureVerifier } from '../../src/protocol/verify.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist/src/cli.js');
-const VECTORS = resolve(ROOT, '../shared/vectors/bulk-keychain/wallet-mode-vectors.json');
+const VECTORS = resolve(ROOT, 'test/fixtures/vectors/bulk-keychain/wallet-mode-vectors.json');
 
 function perpbot(args: string[], input?: string) {
   const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', cwd: ROOT });

@@ -8,7 +8,7 @@ import { CommitmentPool, type Commitment, type CommitmentSource } from '../../..
 import { GROUP_ORDER, littleEndian, secretScalar, writeLittleEndian32 } from '../../../src/protocol/ed25519-scalar.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 
-const VECTORS = JSON.parse(readFileSync(new URL('../../../../shared/vectors/bulk-keychain/wallet-mode-vectors.json', import.meta.url), 'utf8')) as {
+const VECTORS = JSON.parse(readFileSync(new URL('../../fixtures/vectors/bulk-keychain/wallet-mode-vectors.json', import.meta.url), 'utf8')) as {
   vectors: { name: string; message_hex: string; signature: string; signer: string }[];
 };
 const SEED9 = new Uint8Array(32).fill(9);

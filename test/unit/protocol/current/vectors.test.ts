@@ -11,7 +11,7 @@ import { currentCodec } from '../../../../src/protocol/current/codec.js';
 import { orderId } from '../../../../src/protocol/current/order-id.js';
 import { clearSignLines, clearSignText } from '../../../../src/protocol/current/wallet-mode.js';
 
-const VECTORS = new URL('../../../../../shared/vectors/', import.meta.url);
+const VECTORS = new URL('../../../fixtures/vectors/', import.meta.url);
 const load = <T>(file: string): T => JSON.parse(readFileSync(new URL(file, VECTORS), 'utf8')) as T;
 
 interface SdkVector {
