@@ -29,7 +29,8 @@ export const VENUE_HELP = `Venue options:
   --url URL        REST base URL ending in /api/v1 (default $PERPBOT_URL, else http://127.0.0.1:8080/api/v1)
   --ws-url URL     WebSocket URL (default $PERPBOT_WS_URL, else ws://<host of --url>/ws)
   --dialect D      v1 or current (default v1)
-  --network N      mainnet, testnet or devnet: the current dialect's network byte (default mainnet)
+  --network N      mainnet, testnet or devnet: the current dialect's network byte (default testnet,
+                   as the daemon; mainnet only when named)
   --key FILE       signing key file (default: the base58 secret in $${SECRET_KEY_ENV})
   --json           print JSON instead of tables`;
 
@@ -65,7 +66,7 @@ export function venueOf(values: VenueValues, env: NodeJS.ProcessEnv = process.en
     url,
     wsUrl,
     dialect: oneOf('dialect', values.dialect, DIALECTS, 'v1'),
-    network: oneOf('network', values.network, NETWORKS, 'mainnet'),
+    network: oneOf('network', values.network, NETWORKS, 'testnet'),
     json: values.json ?? false,
     keyFile: values.key,
   };

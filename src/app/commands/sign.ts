@@ -22,7 +22,7 @@ Encodes a request and prints {"signable", "message", "signature", "orderIds", "b
   --account   traded account (default: the key's public key)
   --signer    signing key's public key (default: the key's public key, else the account)
   --nonce     u64 nonce (default: now, in nanoseconds)
-  --network   network byte of the current dialect (default: mainnet)
+  --network   network byte of the current dialect (default: testnet, as the daemon; mainnet only when named)
   --key       key file (Solana JSON array or base58); without it nothing is signed
   --mode      wallet mode of the current dialect (default: raw)`;
 
@@ -45,7 +45,7 @@ export function sign(argv: string[], out: (line: string) => void): number {
   if (!values.dialect) throw new UsageError('--dialect is required (v1 or current)');
   if (!values.actions) throw new UsageError('--actions is required (a file, or - for standard input)');
   const dialect = oneOf('dialect', values.dialect, DIALECTS, 'v1');
-  const network = oneOf('network', values.network, NETWORKS, 'mainnet');
+  const network = oneOf('network', values.network, NETWORKS, 'testnet');
   const mode = oneOf('mode', values.mode, SIGN_MODES, 'raw');
   const key = values.key === undefined ? undefined : Keypair.fromFile(values.key, (m) => process.stderr.write(`warning: ${m}\n`));
   const account = values.account ?? key?.publicKey;
