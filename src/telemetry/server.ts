@@ -1,5 +1,6 @@
 // The daemon's HTTP control server: GET /metrics /livez /readyz /status, POST /kill /resume behind a bearer token.
-// Invariants: loopback by default; the token is compared in constant time; without a token the POST endpoints are disabled.
+// Invariants: loopback by default; the token is compared in constant time; without a token the POST endpoints are disabled;
+// /status answers only loopback peers or holders of the token.
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -61,6 +62,18 @@ function authorized(header: string | undefined, token: string): boolean {
   return timingSafeEqual(sha256(presented), sha256(token));
 }
 
+/** True for a peer on this host: 127.0.0.0/8, ::1, or either written as an IPv4-mapped IPv6 address. */
+export function isLoopback(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+  return v4 === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
+/** /status (positions, orders, PnL) answers a loopback peer, or any peer presenting the control token. */
+export function mayReadStatus(remoteAddress: string | undefined, authorization: string | undefined, token: string): boolean {
+  return isLoopback(remoteAddress) || (token !== '' && authorized(authorization, token));
+}
+
 function readBody(req: IncomingMessage): Promise<Buffer> {
   const tooBig = () => new HttpError(413, `body over ${MAX_BODY_BYTES} bytes`);
   if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.reject(tooBig());
@@ -119,7 +132,13 @@ export function startControlServer(opts: ControlServerOptions): Promise<ControlS
         return r.ready ? json(200, { ready: true }) : json(503, { ready: false, reasons: r.reasons });
       },
     },
-    '/status': { method: 'GET', handle: async () => json(200, await opts.status()) },
+    '/status': {
+      method: 'GET',
+      handle: async (req) =>
+        mayReadStatus(req.socket.remoteAddress, req.headers.authorization, token)
+          ? json(200, await opts.status())
+          : json(401, { error: 'status is served to loopback clients, or with the control token (telemetry.token) as a bearer token' }, { 'WWW-Authenticate': 'Bearer' }),
+    },
     '/kill': { method: 'POST', handle: (req) => control(req, (reason) => opts.kill(reason)) },
     '/resume': { method: 'POST', handle: (req) => control(req, (reason) => opts.resume(reason)) },
   };

@@ -60,6 +60,14 @@ describe('the repository stands alone', () => {
     expect(text).toMatch(/END OF TERMS AND CONDITIONS/);
   });
 
+  it('the README says what a from-source build of the native SQLite binding needs', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const quickStart = readme.slice(readme.indexOf('## Quick start'), readme.indexOf('\n## ', readme.indexOf('## Quick start') + 3));
+    expect(quickStart).toMatch(/better-sqlite3/);
+    expect(quickStart).toMatch(/python3, make and a C\+\+ compiler/);
+    expect(quickStart).toMatch(/few\s+minutes/);
+  });
+
   it('a package only tests use is a dev dependency', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
     const runtime = files(join(ROOT, 'src'), ['.ts']).concat(files(join(ROOT, 'strategies'), ['.ts'])).map((f) => readFileSync(f, 'utf8')).join('\n');

@@ -10,7 +10,7 @@ import { tuneJitForTrading } from '../jit.js';
 import { parseCommand, UsageError } from '../args.js';
 
 /** Time allowed after the cancel deadline for closing connections, the journal and the servers, ms. */
-const CLOSE_MARGIN_MS = 5_000;
+export const CLOSE_MARGIN_MS = 5_000;
 
 export const runHelp = `perpbot run [--config FILE]
 
