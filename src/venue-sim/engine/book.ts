@@ -54,6 +54,8 @@ export class Order {
   rawInput = false;
   rawPx = 0;
   rawSz = 0;
+  /** the submitted symbol when the venue lists no such market (the order is rejected at once; `market` only stands in) */
+  rawSymbol: string | null = null;
   level: Level | null = null;
   prev: Order | null = null;
   next: Order | null = null;
@@ -110,6 +112,7 @@ export class Order {
     this.rawInput = false;
     this.rawPx = 0;
     this.rawSz = 0;
+    this.rawSymbol = null;
     this.level = null;
     this.prev = null;
     this.next = null;

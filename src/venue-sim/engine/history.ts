@@ -81,6 +81,9 @@ const META_PUSH = 1;
 
 /** The terminal orders every account still keeps. */
 export class OrderLog extends RowLog {
+  /** submitted symbols of the rows of orders for a symbol the venue does not list (see Order.rawSymbol), by row */
+  private readonly unlistedSymbols = new Map<number, string>();
+
   constructor(
     private readonly accounts: readonly Account[],
     private readonly ids: IdBytes,
@@ -113,6 +116,8 @@ export class OrderLog extends RowLog {
     i32[i + FLAGS_I32] =
       (o.isBuy ? 1 : 0) | (o.reduceOnly ? 2 : 0) | (raw ? 4 : 0) | (o.kind << 3) | (o.tif << 5) | (statusCode(o.status) << 7) | (o.market.index << 11);
     i32[i + REASON_I32] = reasonCode(o.reason);
+    if (o.rawSymbol !== null) this.unlistedSymbols.set(p, o.rawSymbol);
+    else if (this.unlistedSymbols.size > 0) this.unlistedSymbols.delete(p);
     this.copyId(p * STRIDE_BYTES + ID_BYTE, o, this.ids, false);
   }
 
@@ -135,7 +140,7 @@ export class OrderLog extends RowLog {
     const filled = f[b + FILLED]!;
     return {
       orderId: this.readId(p * STRIDE_BYTES + ID_BYTE),
-      symbol: m.symbol,
+      symbol: raw ? (this.unlistedSymbols.get(p) ?? m.symbol) : m.symbol,
       side: (flags & 1) !== 0 ? 'buy' : 'sell',
       orderType: KIND_TEXT[(flags >>> 3) & 3]!,
       tif: TIF_TEXT[(flags >>> 5) & 3]!,

@@ -50,14 +50,15 @@ export function placeOrder(st: State, key: string, item: PlaceOrderItem, id: str
   const idHash = hashId(id);
   const known = st.accounts.get(key);
   if (st.orders.get(id, idHash) !== undefined || known?.history?.has(id, idHash) === true) return { rejectedDuplicate: { oid: id } };
-  const m = st.market(item.c);
-  if (m === undefined) return rejectUnknownSymbol(st, key, item, id);
+  const listed = st.market(item.c);
+  // an order for a symbol the venue does not list is rejected like any invalid order, so it is recorded too
+  const m = listed ?? st.markets[0]!;
   const t = item.t;
   let kind = KIND_LIMIT;
   let tif = TIF_GTC;
   let priceTicks = 0;
   let triggerTicks = 0;
-  let reason: string | null = null;
+  let reason: string | null = listed === undefined ? 'unknown symbol' : null;
   const lots = m.lot.count(item.sz);
   if (lots <= 0) reason = sizeProblem(item.sz);
   if (t !== null && typeof t === 'object' && 'limit' in t) {
@@ -91,6 +92,7 @@ export function placeOrder(st: State, key: string, item: PlaceOrderItem, id: str
     o.rawInput = true;
     o.rawPx = item.px;
     o.rawSz = item.sz;
+    if (listed === undefined) o.rawSymbol = String(item.c);
     return reject(st, o, 'rejectedInvalid', reason);
   }
   o.triggerTicks = triggerTicks;
@@ -133,33 +135,6 @@ export function placeOrder(st: State, key: string, item: PlaceOrderItem, id: str
 function reject(st: State, o: Order, status: 'rejectedInvalid' | 'rejectedRiskLimit', reason: string): ItemStatus {
   st.terminal(o, status, reason);
   return status === 'rejectedInvalid' ? { rejectedInvalid: { oid: o.id, reason } } : { rejectedRiskLimit: { oid: o.id, reason } };
-}
-
-/** An unknown symbol has no market to keep the order under: answer and emit, keep no history. */
-function rejectUnknownSymbol(st: State, key: string, item: PlaceOrderItem, id: string): ItemStatus {
-  const reason = 'unknown symbol';
-  const t = item.t as { limit?: { tif?: string } } | null;
-  st.events.push({
-    type: 'orderUpdate',
-    account: key,
-    symbol: String(item.c),
-    orderId: id,
-    status: 'rejectedInvalid',
-    price: item.px,
-    originalSize: item.sz,
-    size: 0,
-    filledSize: 0,
-    vwap: 0,
-    isBuy: item.b === true,
-    maker: false,
-    reduceOnly: item.r === true,
-    tif: typeof t?.limit?.tif === 'string' ? t.limit.tif.toLowerCase() : 'ioc',
-    orderType: t !== null && typeof t === 'object' && 'limit' in t ? 'limit' : 'market',
-    reason,
-    timestamp: st.nowNs,
-    slot: st.slot,
-  });
-  return { rejectedInvalid: { oid: id, reason } };
 }
 
 /**

@@ -105,7 +105,7 @@ export class State {
     this.events.push({
       type: 'orderUpdate',
       account: o.account.key,
-      symbol: m.symbol,
+      symbol: o.rawSymbol ?? m.symbol,
       orderId: o.id,
       status: o.status,
       price: o.rawInput ? o.rawPx : m.price(o.priceTicks),

@@ -97,11 +97,11 @@ describe('order and fill history', () => {
     );
   });
 
-  it('queries agree with the event log for every kind of ended order (market, reduce-only, rejects, liquidation)', () => {
+  it('queries agree with the event log for every kind of ended order (market, triggers, reduce-only, rejects, unlisted symbols, liquidation)', () => {
     const reached = new Set<string>();
     const richOp = fc.record({
       acct: fc.nat(3),
-      kind: fc.nat(9),
+      kind: fc.nat(11),
       buy: fc.boolean(),
       off: fc.integer({ min: -40, max: 40 }),
       lots: fc.integer({ min: 0, max: 400 }),
@@ -143,12 +143,18 @@ describe('order and fill history', () => {
             case 7:
               engine.setOraclePrice('BTC-USD', 50_000 * (1 + op.pct / 100));
               break;
+            case 8:
+              place(engine, acct, limit(op.lots % 2 === 0 ? 'DOGE-USD' : 'BTC-USD', op.buy, px, sz, 'GTC', cloid), `r${++n}`);
+              break;
+            case 9:
+              place(engine, acct, { order: { c: 'BTC-USD', b: op.buy, px: op.lots % 3 === 0 ? 0 : px, sz, r: op.lots % 2 === 0, t: { trigger: { is_market: op.lots % 3 === 0, triggerPx: 50_000 * (1 + op.pct / 200) } } } }, `r${++n}`);
+              break;
             default:
               place(engine, acct, limit('BTC-USD', op.buy, px, sz, 'GTC'), `r${n}`);
           }
           for (const e of engine.drainEvents()) {
             events.push(e);
-            if (e.type === 'orderUpdate') reached.add(e.status);
+            if (e.type === 'orderUpdate') reached.add(e.symbol === 'DOGE-USD' ? 'unlisted symbol' : e.status);
             else reached.add(e.type);
           }
         }
@@ -159,7 +165,7 @@ describe('order and fill history', () => {
       }),
       { numRuns: 40, seed: 777 },
     );
-    for (const k of [...TERMINAL, 'liquidation', 'adl']) expect(reached, k).toContain(k);
+    for (const k of [...TERMINAL, 'liquidation', 'adl', 'unlisted symbol']) expect(reached, k).toContain(k);
   });
 
   it('detects a duplicate id exactly among the newest dedupeWindow ended orders of the account', () => {

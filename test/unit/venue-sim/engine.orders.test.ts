@@ -189,9 +189,11 @@ describe('order statuses (gaps §6 and the status table)', () => {
     const events = orderEvents(engine.drainEvents());
     expect(events).toHaveLength(cases.length + 1);
     expect(events.every((e) => e.status === 'rejectedInvalid' && e.reason !== null)).toBe(true);
-    // the unknown symbol is answered and pushed but has no market to keep history under
-    expect(engine.orderHistory(ALICE)).toHaveLength(cases.length);
-    expect(engine.orderHistory(ALICE)[0]).toMatchObject({ status: 'rejectedInvalid', price: 50_000, originalSize: 0.1, reason: 'market order price must be 0' });
+    // every pushed rejection is in the history, the unknown symbol's under the symbol it named
+    const history = engine.orderHistory(ALICE);
+    expect(history).toHaveLength(cases.length + 1);
+    expect(history[0]).toMatchObject({ status: 'rejectedInvalid', price: 50_000, originalSize: 0.1, reason: 'market order price must be 0' });
+    expect(history.at(-1)).toMatchObject({ symbol: 'DOGE-USD', status: 'rejectedInvalid', price: 1, originalSize: 100, reason: 'unknown symbol' });
   });
 
   it('orders beyond initial margin end rejectedRiskLimit; reduce-only and reducing orders pass', () => {
