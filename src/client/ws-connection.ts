@@ -1,11 +1,13 @@
-// One WebSocket connection to the venue: (re)subscribe held topics, backoff with jitter, staleness and idle watchdogs.
-// Invariants: unusable frames are counted and logged once per kind, never thrown into sinks; at most 100 topics held.
+// One WebSocket connection to the venue: (re)subscribe held topics, per-topic confirmation, backoff with jitter,
+// data-age (freshness) of every topic, staleness and idle watchdogs.
+// Invariants: unusable frames are counted and logged once per kind, never thrown into sinks; at most 100 topics held;
+// a topic is fresh only while its connection is open, heard from within silenceMs, and the topic is confirmed.
 
-import { BehaviorSubject, asyncScheduler, distinctUntilChanged, type Observable, type SchedulerLike, type Subscription as RxSubscription } from 'rxjs';
+import { BehaviorSubject, asyncScheduler, distinctUntilChanged, type Observable, type SchedulerAction, type SchedulerLike, type Subscription as RxSubscription } from 'rxjs';
 import { WebSocket, type RawData } from 'ws';
 import { systemClock, type Clock } from '../core/clock.js';
 import { parseJson } from '../core/json.js';
-import { ValidationError } from '../core/errors.js';
+import { PerpbotError, ValidationError } from '../core/errors.js';
 import type { Dialect } from '../core/types.js';
 import { inboundCodecFor, type InboundCodec } from '../protocol/inbound.js';
 import { MAX_SUBSCRIPTIONS, topicsOf, type StreamMessage, type Subscription } from '../protocol/v1/stream.js';
@@ -16,6 +18,20 @@ import { Watchdog } from './operators.js';
 
 export type ConnectionState = 'connecting' | 'open' | 'backingOff' | 'closed';
 export type MessageSink = (message: StreamMessage) => void;
+/** Told once when the venue refused the topic; the connection no longer holds it. */
+export type RefusalSink = (error: SubscriptionRefusedError) => void;
+/** Told whenever a held topic turns fresh or stale (with why). */
+export type HealthSink = (topic: string, fresh: boolean, reason: string) => void;
+
+/** The venue refused a topic (answered an error, or left it out of its confirmation). */
+export class SubscriptionRefusedError extends PerpbotError {
+  constructor(
+    readonly topic: string,
+    reason: string,
+  ) {
+    super('SUBSCRIPTION_REFUSED', `the venue refused topic ${topic}: ${reason}`);
+  }
+}
 
 export interface WsConnectionOptions {
   /** WebSocket URL of the venue (the local venue serves `/ws`). */
@@ -28,21 +44,38 @@ export interface WsConnectionOptions {
   random?: () => number;
   /** Reconnect backoff. Default 1 s doubling to 30 s (venue-protocol §9.1). */
   backoff?: BackoffOptions;
-  /** Silence (ms) after which a topic is subscribed again; undefined = never. Default: see defaultStaleAfterMs. */
+  /**
+   * Silence (ms) of a topic the venue publishes periodically after which it is stale and subscribed again;
+   * undefined = none (the topic is judged by its connection's silence only). Default: see defaultStaleAfterMs.
+   */
   staleAfterMs?: (topic: string) => number | undefined;
-  /** No frame at all (data or ping) for this long (ms) drops and reopens the connection. Default 45 000. */
+  /**
+   * Nothing at all (data, pong) heard for this long (ms) makes every topic of the connection stale. A WebSocket
+   * ping is sent every silenceMs / 3 while open, so a quiet topic on a live connection stays fresh. Default 3 000.
+   */
+  silenceMs?: number;
+  /** No frame at all (data, ping or pong) for this long (ms) drops and reopens the connection. Default 10 000. */
   idleTimeoutMs?: number;
   /** Opening handshake limit, ms. Default 10 000. */
   handshakeTimeoutMs?: number;
   /** Stamps each frame's arrival (frameArrivalNs). Default: the system clock. */
   clock?: Pick<Clock, 'nowNs'>;
   logger?: Logger;
+  /** Told of every topic's freshness change. */
+  onHealth?: HealthSink;
 }
 
-/** Staleness defaults: topics with a fixed cadence (ticker 200 ms, l2snapshot 200 ms, frontendContext 2 s). */
-export function defaultStaleAfterMs(topic: string): number | undefined {
-  if (topic.startsWith('ticker.') || topic.startsWith('l2snapshot.')) return 5_000;
-  if (topic === 'frontendContext') return 10_000;
+/** Default of WsConnectionOptions.silenceMs. */
+export const DEFAULT_SILENCE_MS = 3_000;
+
+/**
+ * Staleness defaults of the topics with a fixed cadence (ticker 200 ms, l2snapshot 200 ms: `silenceMs`;
+ * frontendContext 2 s: 5 s). The other topics (l2delta, trades, account, risk) speak only on change; the
+ * connection's pings judge them.
+ */
+export function defaultStaleAfterMs(topic: string, silenceMs = DEFAULT_SILENCE_MS): number | undefined {
+  if (topic.startsWith('ticker.') || topic.startsWith('l2snapshot.')) return silenceMs;
+  if (topic === 'frontendContext') return Math.max(silenceMs, 5_000);
   return undefined;
 }
 
@@ -55,6 +88,10 @@ export interface ConnectionStats {
   staleResubscribes: number;
   /** Connections dropped because nothing at all arrived for idleTimeoutMs. */
   idleDrops: number;
+  /** Topics the venue refused. */
+  refusedTopics: number;
+  /** Times every topic of a connection went stale because nothing at all was heard for silenceMs. */
+  silences: number;
   /** Unusable frames by kind. */
   invalidFrames: Readonly<Record<FrameErrorKind, number>>;
 }
@@ -62,10 +99,18 @@ export interface ConnectionStats {
 interface TopicEntry {
   readonly subscription: Subscription;
   readonly sink: MessageSink;
+  readonly refused: RefusalSink | undefined;
   readonly dog: Watchdog | undefined;
   /** Text of the last frame routed to the topic (warm() decodes it again). */
   lastFrame: string | undefined;
+  /** Confirmed by the venue since the last (re)subscribe and not silent on its own cadence. */
+  live: boolean;
+  /** What was last reported (onHealth). */
+  fresh: boolean;
 }
+
+/** A request awaiting its answer: the venue answers subscribe and unsubscribe messages in order. */
+type Pending = { readonly topics: readonly string[] } | { readonly topics: undefined };
 
 /** What one frame stands for in the model (see InboundCodec.decodeStream). */
 type Decoded = StreamMessage | readonly StreamMessage[];
@@ -91,7 +136,15 @@ export class WsConnection {
   private readonly errors: FrameErrors;
   private readonly idle: Watchdog;
   private readonly inbound: InboundCodec;
-  private readonly counters = { messages: 0, opens: 0, staleResubscribes: 0, idleDrops: 0 };
+  private readonly silence: Watchdog;
+  private readonly counters = { messages: 0, opens: 0, staleResubscribes: 0, idleDrops: 0, refusedTopics: 0, silences: 0 };
+  private readonly awaiting: Pending[] = [];
+  /** Topics subscribed while open, sent together at the end of the tick. */
+  private unsent: string[] = [];
+  private readonly silenceMs: number;
+  private pinger: RxSubscription | undefined;
+  /** Nothing heard for silenceMs (cleared by the next frame or pong). */
+  private silent = false;
   private ws: WebSocket | undefined;
   private attempt = 0;
   private reconnect: RxSubscription | undefined;
@@ -105,7 +158,10 @@ export class WsConnection {
     this.logger = opts.logger ?? silentLogger;
     this.errors = new FrameErrors(this.logger, opts.url);
     this.inbound = inboundCodecFor(opts.dialect ?? 'v1');
-    this.idle = new Watchdog(opts.idleTimeoutMs ?? 45_000, this.scheduler, () => this.dropIdle());
+    this.idle = new Watchdog(opts.idleTimeoutMs ?? 10_000, this.scheduler, () => this.dropIdle());
+    this.silenceMs = opts.silenceMs ?? DEFAULT_SILENCE_MS;
+    if (!(this.silenceMs > 0)) throw new RangeError(`silenceMs must be > 0, got ${this.silenceMs}`);
+    this.silence = new Watchdog(this.silenceMs, this.scheduler, (ms) => this.onSilence(ms));
     this.connect();
   }
 
@@ -126,15 +182,22 @@ export class WsConnection {
     return { ...this.counters, invalidFrames: { ...this.errors.counts } };
   }
 
-  /** Holds `subscription`'s topic and routes its messages to `sink`; returns the topic. Throws RangeError when full or held. */
-  subscribe(subscription: Subscription, sink: MessageSink): string {
+  /**
+   * Holds `subscription`'s topic and routes its messages to `sink`; `refused` hears if the venue refuses it. Topics
+   * subscribed in one tick travel in one subscribe message. Returns the topic. Throws RangeError when full or held.
+   */
+  subscribe(subscription: Subscription, sink: MessageSink, refused?: RefusalSink): string {
     const topic = topicOf(subscription);
     if (this.topics.has(topic)) throw new RangeError(`topic ${topic} is already held`);
     if (this.topics.size >= MAX_SUBSCRIPTIONS) throw new RangeError(`a connection holds at most ${MAX_SUBSCRIPTIONS} topics`);
-    const staleMs = (this.opts.staleAfterMs ?? defaultStaleAfterMs)(topic);
+    const staleMs = this.opts.staleAfterMs ? this.opts.staleAfterMs(topic) : defaultStaleAfterMs(topic, this.silenceMs);
     const dog = staleMs === undefined ? undefined : new Watchdog(staleMs, this.scheduler, () => this.onStale(topic));
-    this.topics.set(topic, { subscription, sink, dog, lastFrame: undefined });
-    if (this.state === 'open') this.sendSubscribe([topic]);
+    this.topics.set(topic, { subscription, sink, refused, dog, lastFrame: undefined, live: false, fresh: false });
+    this.opts.onHealth?.(topic, false, 'subscribing');
+    if (this.state === 'open') {
+      this.unsent.push(topic);
+      if (this.unsent.length === 1) queueMicrotask(() => this.sendUnsent());
+    }
     return topic;
   }
 
@@ -144,7 +207,17 @@ export class WsConnection {
     if (!entry) return;
     entry.dog?.stop();
     this.topics.delete(topic);
-    if (this.state === 'open') this.send({ method: 'unsubscribe', topic });
+    if (this.state !== 'open') return;
+    const i = this.unsent.indexOf(topic);
+    if (i >= 0) this.unsent.splice(i, 1);
+    else this.sendUnsubscribe(topic);
+  }
+
+  /** Topics not fresh now, with why (see the class invariant). */
+  staleTopics(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const [topic, entry] of this.topics) if (!entry.fresh) out.set(topic, this.staleReason(entry));
+    return out;
   }
 
   /** Parses and decodes the last frame routed to `topic` again, routing and counting nothing (keep-warm dry runs). */
@@ -155,8 +228,8 @@ export class WsConnection {
 
   /** Unsubscribes and subscribes `topic` again (the venue then sends its snapshot first). */
   resubscribe(topic: string): void {
-    if (!this.topics.has(topic) || this.state !== 'open') return;
-    this.send({ method: 'unsubscribe', topic });
+    if (!this.topics.has(topic) || this.state !== 'open' || this.unsent.includes(topic)) return;
+    this.sendUnsubscribe(topic);
     this.sendSubscribe([topic]);
   }
 
@@ -164,8 +237,7 @@ export class WsConnection {
     if (this.closed) return;
     this.closed = true;
     this.reconnect?.unsubscribe();
-    this.idle.stop();
-    for (const entry of this.topics.values()) entry.dog?.stop();
+    this.stopWatching();
     this.ws?.terminate();
     this.ws = undefined;
     this.stateSubject.next('closed');
@@ -188,6 +260,7 @@ export class WsConnection {
       }
     });
     ws.on('ping', () => this.idle.touch());
+    ws.on('pong', () => this.heard());
     ws.on('error', (e) => this.logger.info({ url: this.opts.url, error: e.message }, 'websocket error'));
     ws.on('close', () => this.onClose(ws));
   }
@@ -198,14 +271,30 @@ export class WsConnection {
     this.counters.opens++;
     this.stateSubject.next('open');
     this.idle.start();
+    this.silent = false;
+    this.silence.start();
+    const pingMs = Math.max(1, Math.floor(this.silenceMs / 3));
+    this.pinger = this.scheduler.schedule(function (this: SchedulerAction<WsConnection>, conn) {
+      conn!.ping(ws);
+      this.schedule(conn, pingMs);
+    }, pingMs, this);
     if (this.topics.size > 0) this.sendSubscribe([...this.topics.keys()]);
+  }
+
+  private ping(ws: WebSocket): void {
+    if (ws === this.ws && ws.readyState === WebSocket.OPEN) ws.ping();
   }
 
   private onClose(ws: WebSocket): void {
     if (ws !== this.ws) return;
     this.ws = undefined;
-    this.idle.stop();
-    for (const entry of this.topics.values()) entry.dog?.stop();
+    this.stopWatching();
+    this.awaiting.length = 0;
+    this.unsent = [];
+    for (const [topic, entry] of this.topics) {
+      entry.live = false;
+      this.report(topic, entry);
+    }
     if (this.closed) return;
     const delayMs = backoffDelayMs(this.attempt++, this.opts.backoff, this.opts.random);
     this.stateSubject.next('backingOff');
@@ -213,8 +302,26 @@ export class WsConnection {
     this.reconnect = this.scheduler.schedule(() => this.connect(), delayMs);
   }
 
-  private onFrame(data: RawData, isBinary: boolean): void {
+  private stopWatching(): void {
+    this.idle.stop();
+    this.silence.stop();
+    this.pinger?.unsubscribe();
+    this.pinger = undefined;
+    for (const entry of this.topics.values()) entry.dog?.stop();
+  }
+
+  /** Any frame or pong: the connection is alive. */
+  private heard(): void {
     this.idle.touch();
+    this.silence.touch();
+    if (!this.silent) return;
+    this.silent = false;
+    this.logger.info({ url: this.opts.url }, 'the venue is heard again');
+    for (const [topic, entry] of this.topics) this.report(topic, entry);
+  }
+
+  private onFrame(data: RawData, isBinary: boolean): void {
+    this.heard();
     if (isBinary) return this.errors.record('binary', 'binary frame');
     const text = data.toString();
     const decoded = this.parse(text);
@@ -227,15 +334,21 @@ export class WsConnection {
   private route(message: StreamMessage, text: string): void {
     switch (message.type) {
       case 'subscriptionResponse':
+        return this.confirmed(message.topics);
       case 'unsubscribeResponse':
+        this.awaiting.shift();
         return;
       case 'error':
-        return this.errors.record('venueError', message.error.message);
+        return this.venueError(message.error.message);
       default: {
         const entry = this.topics.get(message.topic);
         if (!entry) return this.errors.record('unrouted', message.topic);
         entry.dog?.touch();
         entry.lastFrame = text;
+        if (!entry.live) {
+          entry.live = true;
+          this.report(message.topic, entry);
+        }
         entry.sink(message);
       }
     }
@@ -262,23 +375,101 @@ export class WsConnection {
     }
   }
 
+  /** The answer to the oldest subscribe: each topic it asked for and the venue left out is refused. */
+  private confirmed(topics: readonly string[]): void {
+    const asked = this.awaiting.shift()?.topics;
+    if (asked === undefined) return;
+    for (const topic of asked) {
+      const entry = this.topics.get(topic);
+      if (!entry) continue;
+      if (!topics.includes(topic)) {
+        this.refuse(topic, entry, 'left out of the subscription confirmation');
+        continue;
+      }
+      entry.live = true;
+      this.report(topic, entry);
+    }
+  }
+
+  /**
+   * An error answers the oldest request. A subscribe of several topics is sent again one topic per message (the
+   * venue may refuse a whole message for one bad topic); a subscribe of one topic is refused with the error.
+   */
+  private venueError(text: string): void {
+    const asked = this.awaiting.shift()?.topics;
+    if (asked === undefined) return this.errors.record('venueError', text);
+    const held = asked.filter((t) => this.topics.has(t));
+    if (held.length === 1) return this.refuse(held[0]!, this.topics.get(held[0]!)!, text);
+    for (const topic of held) this.sendSubscribe([topic]);
+  }
+
+  private refuse(topic: string, entry: TopicEntry, reason: string): void {
+    this.counters.refusedTopics++;
+    entry.dog?.stop();
+    this.topics.delete(topic);
+    const error = new SubscriptionRefusedError(topic, reason);
+    (this.logger.error ?? this.logger.warn).call(this.logger, { url: this.opts.url, topic, reason }, 'the venue refused a subscription');
+    this.opts.onHealth?.(topic, false, `refused: ${reason}`);
+    entry.refused?.(error);
+  }
+
+  private sendUnsent(): void {
+    const topics = this.unsent.filter((t) => this.topics.has(t));
+    this.unsent = [];
+    if (topics.length > 0 && this.state === 'open') this.sendSubscribe(topics);
+  }
+
   private sendSubscribe(topics: string[]): void {
     const subscription = topics.map((t) => {
       const entry = this.topics.get(t)!;
+      entry.live = false;
+      this.report(t, entry);
       entry.dog?.start();
       return entry.subscription;
     });
+    this.awaiting.push({ topics });
     this.send({ method: 'subscribe', subscription });
+  }
+
+  private sendUnsubscribe(topic: string): void {
+    this.awaiting.push({ topics: undefined });
+    this.send({ method: 'unsubscribe', topic });
   }
 
   private send(message: object): void {
     this.ws?.send(JSON.stringify(message));
   }
 
+  /** Tells onHealth when the topic's freshness changed. */
+  private report(topic: string, entry: TopicEntry): void {
+    const fresh = entry.live && !this.silent && this.state === 'open';
+    if (fresh === entry.fresh) return;
+    entry.fresh = fresh;
+    this.opts.onHealth?.(topic, fresh, fresh ? 'fresh' : this.staleReason(entry));
+  }
+
+  private staleReason(entry: TopicEntry): string {
+    if (this.state !== 'open') return `connection ${this.state}`;
+    if (this.silent) return `nothing heard from the venue for ${this.silenceMs} ms`;
+    return entry.dog && entry.lastFrame !== undefined ? 'no message on its cadence' : 'awaiting confirmation';
+  }
+
   private onStale(topic: string): void {
+    const entry = this.topics.get(topic);
+    if (!entry) return;
     this.counters.staleResubscribes++;
     this.logger.info({ url: this.opts.url, topic }, 'topic went silent; subscribing again');
+    entry.live = false;
+    this.report(topic, entry);
     this.resubscribe(topic);
+  }
+
+  private onSilence(silentMs: number): void {
+    if (this.silent) return;
+    this.silent = true;
+    this.counters.silences++;
+    this.logger.warn({ url: this.opts.url, silentMs }, 'nothing heard from the venue (data or pong); its topics are stale');
+    for (const [topic, entry] of this.topics) this.report(topic, entry);
   }
 
   private dropIdle(): void {
