@@ -20,7 +20,7 @@ import type { BookView } from '../market/book.js';
 import { MarketStreams } from '../market/market.js';
 import { CommitmentPool } from '../protocol/commitment-pool.js';
 import type { Keypair } from '../protocol/keys.js';
-import { NonceSource, type NonceStore } from '../protocol/nonce.js';
+import { NonceSource, NonceSources, type NonceStore } from '../protocol/nonce.js';
 import type { MessageSigner } from '../protocol/presigner.js';
 import { createRiskGate, riskConfig, type RiskConfigInput, type RiskEngine } from '../risk/index.js';
 import { createStrategyContext, silentStrategyLogger } from '../strategy/context.js';
@@ -40,7 +40,11 @@ export interface TradingOptions {
   key: Keypair;
   /** The traded account (default: the key's public key). */
   account?: string;
-  nonceStore: NonceStore;
+  /**
+   * Where the signer's nonces come from: the process's NonceSources (the daemon shares them with its start-up
+   * actions: one source per signer), or a store over which the session makes its own source.
+   */
+  nonceStore: NonceStore | NonceSources;
   strategies: readonly LoadedStrategy[];
   risk?: RiskConfigInput;
   /** Client-side request budgets (HttpClient defaults: 20/s for orders and reads, 50/s for cancels). */
@@ -213,7 +217,7 @@ async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, h
     key: signer,
     account,
     network: opts.network,
-    nonces: new NonceSource({ signer: opts.key.publicKey, clock, store: opts.nonceStore }),
+    nonces: opts.nonceStore instanceof NonceSources ? opts.nonceStore.of(opts.key.publicKey) : new NonceSource({ signer: opts.key.publicKey, clock, store: opts.nonceStore }),
     submitter: opts.wrapSubmitter ? opts.wrapSubmitter(http) : http,
     queries: venueQueries(http),
     risk,

@@ -68,11 +68,26 @@ export interface NonceSourceOptions {
   signer: string;
   clock: Clock;
   store: NonceStore;
-  /** How far ahead of the last nonce a saved mark reaches, in ns; bounds how often the store is written. Default 60 s. */
+  /**
+   * How far ahead of the clock a saved mark reaches, in ns; bounds how often the store is written and how far ahead of
+   * the clock the first nonce after a restart can be. Default 10 s.
+   */
   reserveNs?: bigint;
 }
 
-/** Monotonic nonce generator for one signer: `max(now, last + 1)`. */
+const DEFAULT_RESERVE_NS = 10_000_000_000n;
+/** Least reservation beyond the nonce itself (1 ms of nonces) while the clock is behind the mark, so the store is not written per nonce. */
+const MIN_STEP_NS = 1_000_000n;
+
+/**
+ * Monotonic nonce generator for one signer: `max(now, last + 1)`, resuming above the persisted mark. A saved mark
+ * reaches `reserveNs` beyond the clock, not beyond the nonce: a restart before the clock passed the mark starts just
+ * above it and reserves from the clock again, so restarts never push nonces further ahead than about `reserveNs`.
+ * The mark is renewed ahead of need (once the clock is within half a window of it, after the current call) so the
+ * hot path rarely writes.
+ * Create one per signer and store in a process (NonceSources): a second source would start above the first's mark
+ * while the first keeps issuing below it.
+ */
 export class NonceSource {
   readonly signer: string;
   private readonly clock: Clock;
@@ -80,12 +95,13 @@ export class NonceSource {
   private readonly reserveNs: bigint;
   private last: bigint;
   private reserved: bigint;
+  private renewing = false;
 
   constructor(opts: NonceSourceOptions) {
     this.signer = opts.signer;
     this.clock = opts.clock;
     this.store = opts.store;
-    this.reserveNs = opts.reserveNs ?? 60_000_000_000n;
+    this.reserveNs = opts.reserveNs ?? DEFAULT_RESERVE_NS;
     const persisted = this.store.load(this.signer);
     this.last = persisted ?? 0n;
     this.reserved = this.last;
@@ -96,12 +112,57 @@ export class NonceSource {
     const now = this.clock.nowNs();
     const n = now > this.last ? now : this.last + 1n;
     if (n > U64_MAX) throw new PerpbotError('NONCE_EXHAUSTED', 'nonce would exceed u64');
-    if (n > this.reserved) {
-      const mark = n + this.reserveNs > U64_MAX ? U64_MAX : n + this.reserveNs;
-      this.store.save(this.signer, mark);
-      this.reserved = mark;
+    if (n > this.reserved) this.reserve(n);
+    else if (!this.renewing && this.reserved - now < this.reserveNs / 2n) {
+      this.renewing = true;
+      setImmediate(this.renew);
     }
     this.last = n;
     return n;
+  }
+
+  /** How far the latest nonce is ahead of the clock, ns (0 when the clock is ahead). */
+  leadNs(): bigint {
+    const lead = this.last - this.clock.nowNs();
+    return lead > 0n ? lead : 0n;
+  }
+
+  /** Makes a mark >= `n` durable: `reserveNs` past the clock, and never less than a small step past `n`. */
+  private reserve(n: bigint): void {
+    const fromClock = this.clock.nowNs() + this.reserveNs;
+    const least = n + MIN_STEP_NS;
+    const wanted = fromClock > least ? fromClock : least;
+    const mark = wanted > U64_MAX ? U64_MAX : wanted;
+    this.store.save(this.signer, mark);
+    this.reserved = mark;
+  }
+
+  /** Renews the reservation outside the caller's turn; a failing store is left to the next call that needs it. */
+  private readonly renew = (): void => {
+    this.renewing = false;
+    try {
+      this.reserve(this.last);
+    } catch {
+      // next() saves synchronously once the reservation runs out, and throws that error to its caller.
+    }
+  };
+}
+
+/** The nonce sources of one process over one store: one per signer, made on first use. */
+export class NonceSources {
+  private readonly sources = new Map<string, NonceSource>();
+
+  constructor(private readonly opts: Omit<NonceSourceOptions, 'signer'>) {}
+
+  /** The source of `signer` (the same one for every caller). */
+  of(signer: string): NonceSource {
+    let source = this.sources.get(signer);
+    if (!source) this.sources.set(signer, (source = new NonceSource({ ...this.opts, signer })));
+    return source;
+  }
+
+  /** Every source made so far. */
+  all(): IterableIterator<NonceSource> {
+    return this.sources.values();
   }
 }

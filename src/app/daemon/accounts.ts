@@ -4,11 +4,11 @@
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { HttpClient } from '../../client/http.js';
-import type { Clock } from '../../core/clock.js';
 import { ConfigError } from '../../core/errors.js';
 import type { Dialect, Network } from '../../core/types.js';
 import { Keypair } from '../../protocol/keys.js';
-import { NonceSource, type NonceStore } from '../../protocol/nonce.js';
+import { Gauge, type Registry } from 'prom-client';
+import type { NonceSources } from '../../protocol/nonce.js';
 import type { AccountConfig } from '../config/index.js';
 import { agentAction, faucetAction, leverageAction, signAction } from '../commands/actions.js';
 
@@ -51,8 +51,8 @@ export interface SetupOptions {
   http: HttpClient;
   dialect: Dialect;
   network: Network;
-  nonces: NonceStore;
-  clock: Clock;
+  /** The process's nonce sources (the trading sessions use the same ones). */
+  nonces: NonceSources;
   log: { info(fields: object, message: string): void };
 }
 
@@ -71,13 +71,10 @@ function setupActions(a: DaemonAccount, byName: ReadonlyMap<string, DaemonAccoun
  */
 export async function prepareAccounts(accounts: readonly DaemonAccount[], opts: SetupOptions): Promise<void> {
   const byName = new Map(accounts.map((a) => [a.name, a]));
-  const sources = new Map<string, NonceSource>();
   for (const a of accounts) {
     for (const step of setupActions(a, byName, opts.dialect)) {
       const signer = step.signer.key;
-      let nonces = sources.get(signer.publicKey);
-      if (!nonces) sources.set(signer.publicKey, (nonces = new NonceSource({ signer: signer.publicKey, clock: opts.clock, store: opts.nonces })));
-      const request = signAction(opts.dialect, opts.network, signer, nonces.next(), step.actions, step.signer.account);
+      const request = signAction(opts.dialect, opts.network, signer, opts.nonces.of(signer.publicKey).next(), step.actions, step.signer.account);
       const outcome = await opts.http.submit(request);
       const refused = outcome.outcome !== 'accepted' ? outcome.reason : itemError(outcome.response.response.data.statuses);
       if (refused !== undefined) throw new ConfigError(`accounts.${a.name}`, `${step.what}: the venue did not accept it (${refused})`);
@@ -93,4 +90,34 @@ function itemError(statuses: readonly Record<string, unknown>[]): string | undef
     if ('depositFailed' in s) return String(s.depositFailed);
   }
   return undefined;
+}
+
+/** A nonce lead over the clock beyond this is warned about at start (a restart leaves at most the reserve window, 10 s). */
+const NONCE_LEAD_WARN_NS = 30_000_000_000n;
+
+export interface NonceLeadOptions {
+  registry: Registry;
+  log: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
+}
+
+/**
+ * Logs how far each account's signing key's latest nonce is ahead of the clock (a warning when beyond
+ * NONCE_LEAD_WARN_NS) and exports it at each scrape as perpbot_nonce_lead_seconds{account}.
+ */
+export function reportNonceLead(accounts: readonly DaemonAccount[], nonces: NonceSources, opts: NonceLeadOptions): void {
+  const leadSeconds = (a: DaemonAccount) => Number(nonces.of(a.key.publicKey).leadNs()) / 1e9;
+  new Gauge({
+    name: 'perpbot_nonce_lead_seconds',
+    help: "How far the latest nonce of each account's signing key is ahead of the clock, seconds (the venue refuses nonces 24 h away)",
+    labelNames: ['account'],
+    registers: [opts.registry],
+    collect() {
+      for (const a of accounts) this.set({ account: a.name }, leadSeconds(a));
+    },
+  });
+  for (const a of accounts) {
+    const fields = { account: a.name, signer: a.key.publicKey, nonceLeadSeconds: leadSeconds(a) };
+    if (nonces.of(a.key.publicKey).leadNs() > NONCE_LEAD_WARN_NS) opts.log.warn(fields, 'nonces run far ahead of the clock (the clock went back, or an older version ratcheted them): the venue refuses nonces 24 h away');
+    else opts.log.info(fields, 'nonce lead over the clock');
+  }
 }

@@ -12,10 +12,11 @@ import { createMetrics, startControlServer, componentLogger, strategyLogger, typ
 import { startVenue, type Venue } from '../../venue-sim/server/index.js';
 import type { DaemonConfig } from '../config/index.js';
 import type { CommitmentPool } from '../../protocol/commitment-pool.js';
+import { NonceSources } from '../../protocol/nonce.js';
 import { dedicateCpu } from '../dedicated-cpu.js';
 import { commitmentPool, startTrading, type TradingSession } from '../trading.js';
 import { venueOptions } from '../venue-config.js';
-import { loadAccounts, prepareAccounts, type DaemonAccount } from './accounts.js';
+import { loadAccounts, prepareAccounts, reportNonceLead, type DaemonAccount } from './accounts.js';
 import { control, readiness, statusOf, type SessionEntry } from './control.js';
 import { wireMetrics } from './metrics.js';
 import { journalingSubmitter, recordSnapshots, recordTrading, snapshotAccount } from './recording.js';
@@ -71,7 +72,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const setupHttp = new HttpClient({ baseUrl: url, dialect, clock });
     closers.push(() => setupHttp.close());
     const resolved = await resolveUnresolvedBatches(journal, setupHttp, componentLogger(logger, 'journal'));
-    await prepareAccounts(accounts, { http: setupHttp, dialect, network, nonces: journal.nonces, clock, log });
+    // One nonce source per signer for the whole process: start-up actions and trading draw from the same one.
+    const nonces = new NonceSources({ clock, store: journal.nonces });
+    await prepareAccounts(accounts, { http: setupHttp, dialect, network, nonces, log });
 
     const metrics = createMetrics();
     const commitments = config.execution.signing === 'precomputed' ? commitmentPool(componentLogger(logger, 'execution')) : undefined;
@@ -87,8 +90,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     for (const account of accounts) {
       const mine = config.strategies.flatMap((c, i) => (c.account === account.name ? [opts.strategies[i]!] : []));
       if (mine.length === 0) continue;
-      sessions.push({ account, session: await startSession(opts, account, mine, { url, wsUrl, journal, metrics, commitments, recordings }) });
+      sessions.push({ account, session: await startSession(opts, account, mine, { url, wsUrl, journal, nonces, metrics, commitments, recordings }) });
     }
+    reportNonceLead(accounts, nonces, { registry: metrics.registry, log });
     for (const { session } of sessions) recordings.push(recordSnapshots(journal, session, { snapshotEveryMs: 60_000, log: componentLogger(logger, 'journal'), clock }));
     let ready = true;
     const unwire = wireMetrics(metrics, sessions, clock, () => readiness(ready, sessions).ready, commitments);
@@ -163,6 +167,7 @@ interface SessionDeps {
   url: string;
   wsUrl: string;
   journal: Journal;
+  nonces: NonceSources;
   metrics: ReturnType<typeof createMetrics>;
   commitments: CommitmentPool | undefined;
   /** Where the session's order and fill recorder goes (started before the session, so start-up events are kept). */
@@ -180,7 +185,7 @@ function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: L
     network: config.venue.network,
     key: account.key,
     account: account.account,
-    nonceStore: deps.journal.nonces,
+    nonceStore: deps.nonces,
     strategies,
     risk: config.risk,
     http: {
