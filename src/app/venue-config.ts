@@ -55,6 +55,8 @@ export const venueConfigSchema = object(
     maxBatchItems: optional(number({ integer: true, min: 1, max: 10_000 })),
     faucetDefaultUsd: optional(positive()),
     historyLimit: optional(number({ integer: true, min: 1, max: 1_000_000 })),
+    oracleMaxMove: optional(number({ gt: 0, max: 1e6 })),
+    oracleMaxSkewSeconds: optional(number({ integer: true, min: 1, max: 86_400 })),
   },
   STRICT,
 );
@@ -84,6 +86,8 @@ export function venueOptions(c: VenueConfig): VenueOptions {
       ...(c.faucetDefaultUsd !== undefined && { faucetDefaultUsd: c.faucetDefaultUsd }),
       ...(c.historyLimit !== undefined && { historyLimit: c.historyLimit }),
       ...(c.maxBatchItems !== undefined && { maxBatchItems: c.maxBatchItems }),
+      ...(c.oracleMaxMove !== undefined && { oracleMaxMove: c.oracleMaxMove }),
+      ...(c.oracleMaxSkewSeconds !== undefined && { oracleMaxSkewNs: BigInt(c.oracleMaxSkewSeconds) * 1_000_000_000n }),
     },
   };
 }

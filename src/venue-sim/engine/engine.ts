@@ -68,6 +68,8 @@ export class Engine {
   private readonly maxBatchItems: number;
   private readonly maxAgents: number;
   private readonly liquidationMaxSlippage: number;
+  private readonly oracleMaxMove: number;
+  private readonly oracleMaxSkewNs: bigint;
   private nextDueNs = 0n;
 
   /** Throws ConfigError on a bad option or market. */
@@ -101,6 +103,10 @@ export class Engine {
     this.maxBatchItems = positiveInt('maxBatchItems', options.maxBatchItems, 100);
     this.maxAgents = positiveInt('maxAgentsPerAccount', options.maxAgentsPerAccount, 100);
     this.liquidationMaxSlippage = fraction('liquidationMaxSlippage', options.liquidationMaxSlippage, 0.05);
+    this.oracleMaxMove = options.oracleMaxMove ?? 1;
+    if (!(this.oracleMaxMove > 0 && this.oracleMaxMove <= 1e6)) throw new ConfigError('oracleMaxMove', `must lie in (0, 1e6], got ${this.oracleMaxMove}`);
+    this.oracleMaxSkewNs = options.oracleMaxSkewNs ?? 300_000_000_000n;
+    if (typeof this.oracleMaxSkewNs !== 'bigint' || this.oracleMaxSkewNs < 1_000_000_000n) throw new ConfigError('oracleMaxSkewNs', 'must be a bigint of at least 1 s');
     const now = this.clock.nowNs();
     this.st.nowNs = now;
     for (const m of markets) m.nextFundingNs = (now / m.fundingIntervalNs + 1n) * m.fundingIntervalNs;
@@ -193,15 +199,23 @@ export class Engine {
   }
 
   /**
-   * Sets oracle (index and mark) prices in USD. All-or-nothing: an unknown symbol or a non-positive
-   * price answers an error. A price older than the symbol's latest oracle timestamp is ignored.
-   * Then fires reached triggers and liquidates holders of the moved markets that fell below margin.
+   * Sets oracle (index and mark) prices in USD. All-or-nothing: throws ValidationError naming the entry, and
+   * changes nothing, for an unknown symbol, a price outside the market's band (Market.oracleProblem) or a
+   * timestamp more than oracleMaxSkewNs from the clock. A price older than the symbol's latest oracle
+   * timestamp is ignored. Then fires reached triggers and liquidates holders of the moved markets below margin.
    */
   setOraclePrices(prices: readonly OraclePrice[]): OracleResult {
-    for (const p of prices) {
-      if (!this.st.bySymbol.has(p.symbol)) return { error: { message: `unknown symbol ${p.symbol}` } };
-      if (typeof p.price !== 'number' || !Number.isFinite(p.price) || p.price <= 0) return { error: { message: `price for ${p.symbol} must be positive` } };
-    }
+    const now = this.clock.nowNs();
+    prices.forEach((p, i) => {
+      const m = this.st.bySymbol.get(p.symbol);
+      if (m === undefined) throw new ValidationError(`prices[${i}].symbol`, `unknown symbol ${p.symbol}`);
+      const problem = m.oracleProblem(p.price, this.oracleMaxMove);
+      if (problem !== undefined) throw new ValidationError(`prices[${i}].price`, problem);
+      const skew = typeof p.timestamp !== 'bigint' ? -1n : p.timestamp > now ? p.timestamp - now : now - p.timestamp;
+      if (skew < 0n || skew > this.oracleMaxSkewNs) {
+        throw new ValidationError(`prices[${i}].timestamp`, `${String(p.timestamp)} ns is more than ${this.oracleMaxSkewNs / 1_000_000_000n} s from the venue clock`);
+      }
+    });
     const st = this.begin();
     const moved: Market[] = [];
     let count = 0;

@@ -161,6 +161,21 @@ export class Market {
     return 0;
   }
 
+  /**
+   * Why `price` (USD) cannot be this market's next oracle price, or undefined when it can: it must lie in
+   * [one tick, MAX_COUNT ticks] and, once an oracle price is set, within a factor 1 + `maxMove` of it.
+   */
+  oracleProblem(price: number, maxMove: number): string | undefined {
+    const lo = this.tick.value;
+    const hi = this.price(MAX_COUNT);
+    if (typeof price !== 'number' || !(price >= lo && price <= hi)) return `${this.symbol} oracle price must be a number in [${lo}, ${hi}], got ${price}`;
+    const old = this.oraclePx;
+    if (old > 0 && (price > old * (1 + maxMove) || price * (1 + maxMove) < old)) {
+      return `${this.symbol} oracle price ${price} moves more than oracleMaxMove (${maxMove}, a factor ${1 + maxMove}) from ${old}`;
+    }
+    return undefined;
+  }
+
   info(): MarketInfo {
     return {
       symbol: this.symbol,

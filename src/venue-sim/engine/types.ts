@@ -62,6 +62,13 @@ export interface EngineOptions {
   maxAgentsPerAccount?: number;
   /** a liquidation sweeps the book no further than this fraction away from mark; default 0.05 */
   liquidationMaxSlippage?: number;
+  /**
+   * largest move of one oracle update from the symbol's current oracle price, as a fraction f: a new price p
+   * is accepted when old / (1 + f) ≤ p ≤ old × (1 + f); default 1 (at most doubling or halving)
+   */
+  oracleMaxMove?: number;
+  /** largest distance of an oracle timestamp from the venue clock, ns; default 300 s */
+  oracleMaxSkewNs?: bigint;
   /** funding interest component per 8 h (fraction); default 0.0001 (0.01 %) */
   fundingInterestPer8h?: number;
   /** clamp on (interest − premium) in the funding formula; default 0.0005 (0.05 %) */
@@ -133,7 +140,7 @@ export interface OrderActionResult {
 
 export type FaucetResult = { deposit: { amount: number } } | { depositFailed: { message: string } };
 export type AgentResult = { agentWallet: { agent: PubkeyText; delete: boolean } } | { error: { message: string } };
-export type OracleResult = { oracle: { count: number } } | { error: { message: string } };
+export type OracleResult = { oracle: { count: number } };
 
 export interface OraclePrice {
   timestamp: bigint;

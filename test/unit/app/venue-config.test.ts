@@ -1,0 +1,32 @@
+// The local venue's YAML settings for the oracle bounds and the market flow's depth: the documented
+// example loads, each key reaches the engine or the flow, and a bad value names its key and line.
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { venueConfigSchema, venueOptions } from '../../../src/app/venue-config.js';
+import { loadYamlFile } from '../../../src/app/yaml-config.js';
+import { ConfigErrors } from '../../../src/core/errors.js';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+
+function load(text: string) {
+  const file = join(mkdtempSync(join(tmpdir(), 'perpbot-venue-config-')), 'venue.yaml');
+  writeFileSync(file, text);
+  return loadYamlFile(file, venueConfigSchema);
+}
+
+describe('venue config: oracle bounds', () => {
+  it('config/venue.example.yaml documents the defaults, and each key reaches the engine', () => {
+    const example = venueOptions(loadYamlFile(join(ROOT, 'config/venue.example.yaml'), venueConfigSchema));
+    expect(example.engine).toMatchObject({ oracleMaxMove: 1, oracleMaxSkewNs: 300_000_000_000n });
+    expect(venueOptions(load('oracleMaxMove: 0.2\noracleMaxSkewSeconds: 5\n')).engine).toMatchObject({ oracleMaxMove: 0.2, oracleMaxSkewNs: 5_000_000_000n });
+  });
+
+  it('a bad value names its key and line', () => {
+    expect(() => load('seed: 1\noracleMaxMove: 0\n')).toThrow(ConfigErrors);
+    expect(() => load('seed: 1\noracleMaxMove: 0\n')).toThrow(/oracleMaxMove \(line 2\)/);
+    expect(() => load('oracleMaxSkewSeconds: 0.5\n')).toThrow(/oracleMaxSkewSeconds \(line 1\)/);
+  });
+});
