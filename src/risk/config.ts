@@ -50,6 +50,11 @@ export const riskConfigInputSchema = object(
     maxLeverage: optional(positive()),
     /** Loss since the start of the UTC day beyond which the state becomes REDUCING (until the next UTC day or resume), USD. Default 500. */
     dailyLossLimitUsd: optional(positive()),
+    /**
+     * A loss beyond the limit latches REDUCING until the next UTC day only once it has lasted this long; a reading that
+     * recovers sooner (equity read as 0 across a venue restart, then credited again) lifts REDUCING, ms. Default 10000.
+     */
+    dailyLossConfirmMs: optional(count(0)),
     /** Places computed from market data older than this are denied STALE_INPUT, ms. Default 5000. */
     staleInputBudgetMs: optional(count(0)),
     /** `count` venue rejections within `windowMs` set HALTED until resume. Default 10 within 60000 ms, ignoring rejectedCrossing (post-only). */
@@ -84,6 +89,7 @@ export interface RiskConfig {
   readonly cancelRate: RateConfig;
   readonly maxLeverage: number;
   readonly dailyLossLimitUsd: number;
+  readonly dailyLossConfirmMs: number;
   readonly staleInputBudgetMs: number;
   readonly repeatedRejects: { readonly count: number; readonly windowMs: number; readonly ignoreStatuses: readonly string[] };
   readonly disconnectGraceMs: number;
@@ -103,6 +109,7 @@ export const RISK_DEFAULTS: RiskConfig = Object.freeze({
   cancelRate: Object.freeze({ perSecond: 25, burst: 50 }),
   maxLeverage: 5,
   dailyLossLimitUsd: 500,
+  dailyLossConfirmMs: 10_000,
   staleInputBudgetMs: 5_000,
   repeatedRejects: Object.freeze({ count: 10, windowMs: 60_000, ignoreStatuses: Object.freeze(['rejectedCrossing']) }),
   disconnectGraceMs: 10_000,
@@ -125,6 +132,7 @@ export function withRiskDefaults(input: RiskConfigInput): RiskConfig {
     cancelRate: Object.freeze({ ...(input.cancelRate ?? d.cancelRate) }),
     maxLeverage: input.maxLeverage ?? d.maxLeverage,
     dailyLossLimitUsd: input.dailyLossLimitUsd ?? d.dailyLossLimitUsd,
+    dailyLossConfirmMs: input.dailyLossConfirmMs ?? d.dailyLossConfirmMs,
     staleInputBudgetMs: input.staleInputBudgetMs ?? d.staleInputBudgetMs,
     repeatedRejects: Object.freeze(
       rejects

@@ -75,7 +75,8 @@ type Source = 'manual' | 'rejects' | 'disconnect' | 'dailyLoss';
 /**
  * Creates the gate. `clock` gives the time of `halt`, `reduceOnly` and `resume` (which take none);
  * every other method uses its `nowMs` argument. Rules:
- * - daily loss beyond the limit → REDUCING until the next UTC day (or resume, re-applied while still breached);
+ * - daily loss beyond the limit → REDUCING; once it has lasted `dailyLossConfirmMs`, until the next UTC day (or resume,
+ *   re-applied while still breached); a reading that recovers sooner (a momentary equity of 0) lifts it;
  * - `repeatedRejects.count` venue rejections within the window → HALTED until resume;
  * - connection lost longer than `disconnectGraceMs` → HALTED until the connection is restored;
  * - halt / reduceOnly (kill switch) → HALTED / REDUCING until resume. `resume` clears the manual, reject
@@ -92,6 +93,8 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
   const rejectTimesMs: number[] = [];
   const ignoredRejects = new Set(config.repeatedRejects.ignoreStatuses);
   let disconnectedSinceMs: number | undefined;
+  /** Since when the loss has been beyond the limit (unconfirmed), and the UTC day of a confirmed (latched) breach. */
+  let lossSinceMs: number | undefined;
   let lossLatchDay: number | undefined;
   const seen = new Set<string>([...Object.keys(config.maxPositionNotionalUsdBySymbol), ...Object.keys(config.maxOrderSizeBaseBySymbol)]);
 
@@ -128,11 +131,18 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
     const day = Math.floor(nowMs / DAY_MS);
     const pnlUsd = view.pnlTodayUsd();
     if (pnlUsd < -config.dailyLossLimitUsd) {
-      lossLatchDay = Math.max(lossLatchDay ?? day, day);
+      lossSinceMs ??= nowMs;
+      if (lossLatchDay !== undefined || nowMs - lossSinceMs >= config.dailyLossConfirmMs) lossLatchDay = Math.max(lossLatchDay ?? day, day);
       if (!conditions.has('dailyLoss')) set('dailyLoss', 'REDUCING', `daily loss ${fmt(-pnlUsd)} USD beyond the limit of ${config.dailyLossLimitUsd} USD`);
-    } else if (lossLatchDay !== undefined && day > lossLatchDay) {
-      lossLatchDay = undefined;
-      clear('dailyLoss', 'daily loss limit reset at the start of the UTC day');
+    } else if (lossLatchDay !== undefined) {
+      if (day > lossLatchDay) {
+        lossLatchDay = undefined;
+        lossSinceMs = undefined;
+        clear('dailyLoss', 'daily loss limit reset at the start of the UTC day');
+      }
+    } else if (lossSinceMs !== undefined) {
+      clear('dailyLoss', `daily loss reading recovered to ${fmt(-pnlUsd)} USD within ${fmt(nowMs - lossSinceMs)} ms (confirmation ${config.dailyLossConfirmMs} ms)`);
+      lossSinceMs = undefined;
     }
   }
 
@@ -293,6 +303,7 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
       conditions.delete('rejects');
       conditions.delete('dailyLoss');
       lossLatchDay = undefined;
+      lossSinceMs = undefined;
       rejectTimesMs.length = 0;
       publish(clock.nowMs());
     },

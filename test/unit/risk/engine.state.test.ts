@@ -99,8 +99,10 @@ describe('trading state', () => {
     view.pnlToday = -150;
     gate.evaluate(NOW_MS + 1);
     expect(last()).toEqual({ state: 'REDUCING', reason: 'daily loss 150 USD beyond the limit of 100 USD', atMs: NOW_MS + 1 });
+    gate.evaluate(NOW_MS + 1 + gate.config.dailyLossConfirmMs); // still beyond the limit: confirmed, latched
     view.pnlToday = -50; // recovers within the day: stays REDUCING
-    expect(gate.check(place({ symbol: 'ETH-USD' }), NOW_MS + 2)).toMatchObject({ ok: false, reason: 'REDUCING' });
+    const laterMs = NOW_MS + 2 + gate.config.dailyLossConfirmMs;
+    expect(gate.check(place({ symbol: 'ETH-USD' }, laterMs), laterMs)).toMatchObject({ ok: false, reason: 'REDUCING' });
     expect(gate.state).toBe('REDUCING');
     const nextDayMs = (Math.floor(NOW_MS / DAY_MS) + 1) * DAY_MS;
     view.pnlToday = 0;
