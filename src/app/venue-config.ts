@@ -3,7 +3,7 @@
 
 import { array, literal, number, object, optional, string, union, type Infer } from '../core/schema.js';
 import { symbolSchema } from '../core/types.js';
-import { key32 } from '../protocol/pubkey.js';
+import { curvePublicKey32 } from '../protocol/pubkey.js';
 import type { MarketConfig } from '../venue-sim/engine/index.js';
 import type { VenueOptions } from '../venue-sim/server/index.js';
 
@@ -49,7 +49,7 @@ export const venueConfigSchema = object(
     flow: optional(union([literal(false, true), flowSchema])),
     tickIntervalMs: optional(number({ integer: true, min: 10 })),
     markets: optional(array(marketSchema, { minLength: 1, maxLength: 200 })),
-    oracleKeys: optional(array(key32(), { maxLength: 100 })),
+    oracleKeys: optional(array(curvePublicKey32(), { maxLength: 100 })),
     rateLimit: optional(object({ perSecond: positive(), burst: optional(number({ integer: true, min: 1 })) }, STRICT)),
     maxBodyBytes: optional(number({ integer: true, min: 1024, max: 64 * 1024 * 1024 })),
     maxBatchItems: optional(number({ integer: true, min: 1, max: 10_000 })),

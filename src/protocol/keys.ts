@@ -9,6 +9,7 @@ import { SigningError, ValidationError } from '../core/errors.js';
 import { base58Decode, base58Encode } from './base58.js';
 import type { CommitmentSource } from './commitment-pool.js';
 import { secretScalar } from './ed25519-scalar.js';
+import { strictPointProblem } from './ed25519-strict.js';
 import { Presigner } from './presigner.js';
 
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -38,12 +39,16 @@ export class Keypair {
 
   /**
    * From secret bytes: a 32-byte seed, or a 64-byte keypair (seed ‖ public key, Solana style)
-   * whose public half must match. Throws ValidationError (field `source`) otherwise.
+   * whose public half must be a strict public key (ed25519-strict.ts) and match. Throws ValidationError (field
+   * `source`) otherwise. A key derived from a seed is never of small order: its clamped scalar is a multiple of 8
+   * in [2^254, 2^255), never a multiple of the group order.
    */
   static fromBytes(secret: Uint8Array, source = 'secret key'): Keypair {
     if (secret.length !== 32 && secret.length !== 64) {
       throw new ValidationError(source, `expected a 32-byte seed or a 64-byte keypair, got ${secret.length} bytes`);
     }
+    const publicHalfProblem = secret.length === 64 ? strictPointProblem(secret, 32) : undefined;
+    if (publicHalfProblem !== undefined) throw new ValidationError(source, `the public half of the 64-byte keypair is ${publicHalfProblem}`);
     const seed = secret.subarray(0, 32);
     const kp = new Keypair(createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' }));
     if (secret.length === 64 && !Buffer.from(secret.subarray(32)).equals(Buffer.from(kp.publicKeyBytes))) {

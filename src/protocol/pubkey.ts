@@ -1,12 +1,22 @@
 // 32-byte public keys and hashes in their base58 wire form, validated at the boundary.
-// Invariant: every key that reaches a serializer decoded to exactly 32 bytes.
+// Invariants: every key that reaches a serializer decoded to exactly 32 bytes; a key decoded as an Ed25519 public
+// key (account, signer, agent, oracle key) passed the strict point check (ed25519-strict.ts).
 
 import { ValidationError } from '../core/errors.js';
 import { custom, invalid, type Schema } from '../core/schema.js';
 import { base58Decode } from './base58.js';
+import { isCurvePoint, strictPointProblem } from './ed25519-strict.js';
 
-const decoded = new Map<string, Uint8Array>();
 const MAX_CACHED = 4096;
+const decoded = new Map<string, Uint8Array>();
+/** Keys that passed the strict check: checked once when first seen. */
+const publicKeys = new Map<string, Uint8Array>();
+
+function remember(cache: Map<string, Uint8Array>, text: string, bytes: Uint8Array): Uint8Array {
+  if (cache.size >= MAX_CACHED) cache.clear();
+  cache.set(text, bytes);
+  return bytes;
+}
 
 /**
  * Decodes a base58 32-byte key or hash; throws ValidationError naming `field`. Recently decoded
@@ -19,19 +29,51 @@ export function decodeKey32(text: unknown, field: string): Uint8Array {
   if (text.length < 32 || text.length > 44) throw new ValidationError(field, `expected 32 bytes of base58 (32 to 44 characters), got ${text.length} characters`);
   const bytes = base58Decode(text, field);
   if (bytes.length !== 32) throw new ValidationError(field, `expected 32 bytes of base58, got ${bytes.length} bytes`);
-  if (decoded.size >= MAX_CACHED) decoded.clear();
-  decoded.set(text, bytes);
+  return remember(decoded, text, bytes);
+}
+
+/**
+ * decodeKey32 for an Ed25519 public key: also refuses a non-canonical or small-order point, naming `field`.
+ * Keys that passed come from a bounded cache: do not mutate.
+ */
+export function decodePublicKey(text: unknown, field: string): Uint8Array {
+  const hit = typeof text === 'string' ? publicKeys.get(text) : undefined;
+  if (hit) return hit;
+  const bytes = decodeKey32(text, field);
+  const problem = strictPointProblem(bytes);
+  if (problem !== undefined) throw new ValidationError(field, problem);
+  return remember(publicKeys, text as string, bytes);
+}
+
+/** decodePublicKey, and the key must be a point of the curve: a costly check (not cached), for configured keys. */
+export function decodeCurvePublicKey(text: unknown, field: string): Uint8Array {
+  const bytes = decodePublicKey(text, field);
+  if (!isCurvePoint(bytes)) throw new ValidationError(field, 'not a point of the Ed25519 curve');
   return bytes;
 }
 
-/** Schema for a base58 32-byte key or hash (kept as text; decoding happens in the serializer). */
-export function key32(): Schema<string> {
-  return custom('base58 32-byte key', (v) => {
+function schemaOf(expected: string, decode: (text: unknown, field: string) => Uint8Array): Schema<string> {
+  return custom(expected, (v) => {
     try {
-      decodeKey32(v, '');
+      decode(v, '');
     } catch (e) {
       invalid(e instanceof ValidationError ? e.message.replace(/^: /, '') : String(e));
     }
     return v as string;
   });
+}
+
+/** Schema for a base58 32-byte key or hash (kept as text; decoding happens in the serializer). */
+export function key32(): Schema<string> {
+  return schemaOf('base58 32-byte key', decodeKey32);
+}
+
+/** Schema for a base58 Ed25519 public key that may act (account, signer, agent, oracle key): decodePublicKey's checks. */
+export function publicKey32(): Schema<string> {
+  return schemaOf('base58 Ed25519 public key', decodePublicKey);
+}
+
+/** Schema for a configured Ed25519 public key (an oracle key): decodeCurvePublicKey's checks. */
+export function curvePublicKey32(): Schema<string> {
+  return schemaOf('base58 Ed25519 public key', decodeCurvePublicKey);
 }

@@ -1,7 +1,7 @@
 // The current-dialect inbound codec: the venue's present payloads validated and mapped onto the v1 model.
 // Invariant: fields the model lacks stay on the objects as extra fields (typed on the *Model types).
 
-import type { InboundCodec } from '../inbound.js';
+import type { InboundCodec } from '../inbound-codec.js';
 import { parseCurrentAccountResponse } from './inbound-account.js';
 import { parseCurrentActionResponse } from './inbound-responses.js';
 import { decodeCurrentStream } from './inbound-stream.js';

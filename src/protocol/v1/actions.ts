@@ -4,7 +4,7 @@
 import { array, boolean, checkedWhen, custom, invalid, literal, number, object, oneKey, optional, refine, tagged, tuple, u64, type Infer, type Schema } from '../../core/schema.js';
 import { symbolSchema } from '../../core/types.js';
 import { base58Decode } from '../base58.js';
-import { key32 } from '../pubkey.js';
+import { key32, publicKey32 } from '../pubkey.js';
 
 /** Default maximum number of items in one `orders` batch (gaps §3; the venue may configure another). */
 export const MAX_BATCH_ITEMS = 100;
@@ -79,8 +79,8 @@ export const updateUserSettingsActionSchema = object(
   },
   STRICT,
 );
-export const agentWalletCreationActionSchema = object({ type: literal('agentWalletCreation'), agent: key32(), delete: boolean(), nonce }, STRICT);
-export const faucetActionSchema = object({ type: literal('faucet'), user: key32(), amount: optional(number({ gt: 0 })), nonce }, STRICT);
+export const agentWalletCreationActionSchema = object({ type: literal('agentWalletCreation'), agent: publicKey32(), delete: boolean(), nonce }, STRICT);
+export const faucetActionSchema = object({ type: literal('faucet'), user: publicKey32(), amount: optional(number({ gt: 0 })), nonce }, STRICT);
 const oraclePriceSchema = object({ timestamp: u64(), symbol: symbolSchema, price: number({ gt: 0 }) }, STRICT);
 export const oracleActionSchema = object(
   { type: literal('oracle'), prices: array(oraclePriceSchema, { minLength: 1, maxLength: MAX_LIST_ITEMS }), nonce },
@@ -134,7 +134,7 @@ export function createRequestBodySchema<T extends ActionType>(type: T, maxBatchI
   const variants: { [K in ActionType]: Schema<ActionOf<K>> } = actionVariants(maxBatchItems);
   const ofType = tagged('type', { [type]: variants[type] } as Record<T, Schema<ActionOf<T>>>);
   const action = checkedWhen(ofType, () => true, requiredNonce) as Schema<ActionOf<T> & { nonce: bigint }>;
-  return object({ action, account: key32(), signer: key32(), signature: signatureSchema }, STRICT);
+  return object({ action, account: publicKey32(), signer: publicKey32(), signature: signatureSchema }, STRICT);
 }
 export type RequestBody<T extends ActionType = ActionType> = Infer<ReturnType<typeof createRequestBodySchema<T>>>;
 

@@ -2,7 +2,7 @@
 // Invariant: no mapping; a payload that fails validation throws ValidationError naming the field.
 
 import { parse } from '../../core/schema.js';
-import type { InboundCodec } from '../inbound.js';
+import type { InboundCodec } from '../inbound-codec.js';
 import { parseAccountResponse } from './account.js';
 import { actionTypeForPath } from './actions.js';
 import { parseActionResponse } from './responses.js';

@@ -1,6 +1,7 @@
 // Authentication of signed v1 actions (gaps §3): signature over the wincode bytes, the signer's
 // authority for the account and action, and the nonce rules. Invariant: checks only; no state changes.
 
+import { decodeCurvePublicKey } from '../../protocol/pubkey.js';
 import { serializeAction } from '../../protocol/v1/serialize.js';
 import type { ActionType, RequestBody } from '../../protocol/v1/actions.js';
 import type { Engine } from '../engine/index.js';
@@ -15,7 +16,13 @@ export interface AuthDeps {
   readonly oracleKeys: ReadonlySet<string>;
 }
 
-/** True when the body's signature is the signer's Ed25519 signature of its wincode bytes. */
+/** The set of oracle keys; throws ValidationError naming `oracleKeys[i]` for a key that is not a strict curve point. */
+export function oracleKeySet(keys: readonly string[]): ReadonlySet<string> {
+  keys.forEach((key, i) => decodeCurvePublicKey(key, `oracleKeys[${i}]`));
+  return new Set(keys);
+}
+
+/** True when the body's signature is the signer's strict Ed25519 signature of its wincode bytes. */
 export function verifySignature(body: RequestBody, verifier: AsyncVerifier): Promise<boolean> {
   const { action, account, signer, signature } = body;
   return verifier.verify(signer, serializeAction(action, action.nonce, account, signer), signature);

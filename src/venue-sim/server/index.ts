@@ -9,6 +9,7 @@ import { systemClock, type Clock } from '../../core/clock.js';
 import { MAX_BATCH_ITEMS } from '../../protocol/v1/actions.js';
 import { Engine, type EngineOptions, type MarketConfig } from '../engine/index.js';
 import { MarketFlow, type FlowOptions } from '../flow.js';
+import { oracleKeySet } from './auth.js';
 import { API_PREFIX, createApi } from './http-api.js';
 import { RateLimiter, type RateLimitOptions } from './http-util.js';
 import { NonceGuard } from './nonce-guard.js';
@@ -65,6 +66,7 @@ export interface Venue {
 }
 
 export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
+  const oracleKeys = oracleKeySet(opts.oracleKeys ?? []);
   const clock = opts.clock ?? systemClock();
   const seed = opts.seed ?? 1;
   const engine = new Engine({ ...opts.engine, ...(opts.markets ? { markets: opts.markets } : {}), seed, clock });
@@ -77,7 +79,7 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
     engine,
     verifier,
     nonces: new NonceGuard(),
-    oracleKeys: new Set(opts.oracleKeys ?? []),
+    oracleKeys,
     maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
     maxBatchItems: opts.maxBatchItems ?? MAX_BATCH_ITEMS,
     rateLimiter: opts.rateLimit ? new RateLimiter(opts.rateLimit) : undefined,

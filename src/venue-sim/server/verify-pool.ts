@@ -1,10 +1,10 @@
 // Ed25519 verification off the venue's main thread: requests are batched per event-loop turn into
 // one transferred buffer for a worker thread, answered in submission order (a lone request is verified in place).
-// Invariants: results resolve in the order submitted; a malformed key or signature verifies false.
+// Invariants: results resolve in the order submitted; a malformed, non-canonical or small-order key or signature
+// verifies false (checked here, before the worker: keys once when first seen, signatures by a few byte comparisons).
 
 import { Worker } from 'node:worker_threads';
-import { base58Decode } from '../../protocol/base58.js';
-import { SignatureVerifier } from '../../protocol/verify.js';
+import { SignatureVerifier, strictPublicKeyBytes, strictSignatureBytes } from '../../protocol/verify.js';
 
 /** Verifies `signature` (base58) of `message` by `publicKey` (base58). */
 export interface AsyncVerifier {
@@ -16,16 +16,6 @@ export interface AsyncVerifier {
 export function inlineVerifier(): AsyncVerifier {
   const v = new SignatureVerifier();
   return { verify: async (k, m, s) => v.verify(k, m, s), close: async () => undefined };
-}
-
-/** Base58 `text` decoded, when it is exactly `length` bytes. */
-function decoded(text: string, length: number): Uint8Array | undefined {
-  try {
-    const bytes = base58Decode(text);
-    return bytes.length === length ? bytes : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Worker body (CommonJS, evaluated): batch layout per item = u32 messageLength, key[32], signature[64], message. */
@@ -64,7 +54,7 @@ parentPort.on('message', (buf) => {
 interface Pending {
   publicKey: string;
   signatureText: string;
-  /** Undefined when the key or signature is malformed (answered false without the worker). */
+  /** Undefined when the key or signature is malformed or not strict (answered false without the worker). */
   key: Uint8Array | undefined;
   signature: Uint8Array | undefined;
   message: Uint8Array;
@@ -137,8 +127,8 @@ export function workerVerifier(onWorkerError: (e: unknown) => void = () => undef
         setImmediate(nextTurn);
         return Promise.resolve(fallback.verify(publicKey, message, signature));
       }
-      const key = decoded(publicKey, 32);
-      const sig = key && decoded(signature, 64);
+      const key = strictPublicKeyBytes(publicKey);
+      const sig = key && strictSignatureBytes(signature);
       return new Promise((resolve) => {
         queued.push({ publicKey, signatureText: signature, key: sig && key, signature: sig, message, resolve });
         if (!scheduled) {
