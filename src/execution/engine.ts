@@ -82,6 +82,8 @@ export interface StopReport {
 export type ExecutionState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
 
 const REJECTION = /^rejected/;
+/** Longest wait for cancel confirmations before stopping reconciles with the venue and asks again, ms. */
+const STOP_PASS_MS = 1000;
 
 /** Why a spec cannot be sent at all, or undefined when it is well formed. */
 export function specProblem(spec: OrderSpec): string | undefined {
@@ -150,6 +152,8 @@ export class Execution {
       timers: this.timers,
       logger: this.logger,
       onLearned: (o) => this.learned(o),
+      onCancelLost: (o) => this.resendCancel(o),
+      onRecovered: () => this.reconcileInBackground(),
     });
   }
 
@@ -199,13 +203,7 @@ export class Execution {
       this.stateValue = 'idle';
       throw e;
     }
-    if (resync$) {
-      this.subscriptions.push(
-        resync$.subscribe(() => {
-          if (this.stateValue === 'running') this.reconcile().catch((e: Error) => this.logger.warn({ error: e.message }, 'reconciliation failed'));
-        }),
-      );
-    }
+    if (resync$) this.subscriptions.push(resync$.subscribe(() => this.reconcileInBackground()));
     this.stateValue = 'running';
     const held = this.buffered;
     this.buffered = [];
@@ -268,7 +266,7 @@ export class Execution {
    * 5000), until the venue confirmed each. Orders whose cancel risk refused stay open and are reported. Never throws.
    */
   cancelStrategy(strategy: string, deadlineMs = 5000): Promise<StopReport> {
-    return this.cancelAndWait(this.tracker.openOrders(strategy), deadlineMs);
+    return this.cancelAndWait(() => this.tracker.openOrders(strategy), deadlineMs);
   }
 
   /**
@@ -282,7 +280,7 @@ export class Execution {
     this.stateValue = 'stopping';
     this.buffered = [];
     this.batcher.flush();
-    const report = (opts.cancelOrders ?? true) ? await this.cancelAndWait(this.tracker.openOrders(), deadlineMs) : { cancelled: 0, open: [], timedOut: false };
+    const report = (opts.cancelOrders ?? true) ? await this.cancelAndWait(() => this.tracker.openOrders(), deadlineMs) : { cancelled: 0, open: [], timedOut: false };
     await this.withDeadline(this.batcher.whenIdle(), Math.max(0, deadline - this.opts.clock.nowMs()));
     for (const s of this.subscriptions.splice(0)) s.unsubscribe();
     this.resolver.stop();
@@ -318,16 +316,33 @@ export class Execution {
       if (this.batcher.withdraw(target)) this.tracker.drop(target);
       return true;
     }
-    const decision = this.opts.risk.check({ kind: 'cancel', strategy: target.strategy, symbol: target.spec.symbol }, nowMs);
-    if (!decision.ok) {
-      this.metrics.denials?.inc({ reason: decision.reason });
-      this.tracker.note(target, `cancel refused by risk ${decision.reason}: ${decision.detail}`);
+    const refusal = this.cancelRefusal(target, nowMs);
+    if (refusal !== undefined) {
+      this.tracker.note(target, refusal);
       return false;
     }
     this.tracker.requestCancel(target);
     if (target.inFlight || target.unknown) this.tracker.deferCancel(target);
     else this.batcher.enqueue({ kind: 'cancel', order: target, arrivalNs });
     return true;
+  }
+
+  /** Why risk refuses to cancel `order` now (the denial counted), or undefined when the cancel may go. */
+  private cancelRefusal(order: TrackedOrder, nowMs: number): string | undefined {
+    const decision = this.opts.risk.check({ kind: 'cancel', strategy: order.strategy, symbol: order.spec.symbol }, nowMs);
+    if (decision.ok) return undefined;
+    this.metrics.denials?.inc({ reason: decision.reason });
+    return `cancel refused by risk ${decision.reason}: ${decision.detail}`;
+  }
+
+  /** The cancel of `order` was sent but the order still rests (the cancel never arrived): the cancel goes again. */
+  private resendCancel(order: TrackedOrder): void {
+    if (order.terminal || !order.cancelPending || order.orderId === undefined) return;
+    this.resolver.forget(order);
+    const refusal = this.cancelRefusal(order, this.opts.clock.nowMs());
+    if (refusal !== undefined) return this.tracker.cancelFailed(order, `cancel not confirmed (the order still rests); sending it again: ${refusal}`);
+    this.logger.info({ orderId: order.orderId, strategy: order.strategy }, 'cancel not confirmed and the order still rests: cancelling again');
+    this.batcher.enqueue({ kind: 'cancel', order, arrivalNs: undefined });
   }
 
   private place(strategy: string, spec: OrderSpec, stamp: DataStamp, nowMs: number, arrivalNs: bigint | undefined): void {
@@ -434,8 +449,9 @@ export class Execution {
           this.tracker.conclude(c.order, 'rejectedInvalid', answer.error);
           risk.onVenueReject('error', nowMs);
         } else if (c.kind === 'cancel' && answer.error !== undefined) {
-          this.tracker.cancelFailed(c.order, `cancel failed: ${answer.error}`);
-          this.resolver.add(c.order);
+          // Still pendingCancel until a query says whether the order rests, is done, or is unknown to the venue.
+          this.tracker.note(c.order, `cancel answered "${answer.error}": asking the venue`);
+          this.resolver.add(c.order, answer.error);
         } else if (answer.facts.length === 0 || (c.kind === 'cancel' && c.order.cancelPending)) this.resolver.add(c.order);
       });
       for (const fact of others) this.onFact(fact);
@@ -475,12 +491,18 @@ export class Execution {
 
   // ------------------------------------------------------------------ reconciliation and waiting
 
+  /** Reconciles without waiting (after a reconnect, or when the venue answers again); a failure is logged. */
+  private reconcileInBackground(): void {
+    if (this.stateValue === 'running' || this.stateValue === 'stopping') this.reconcile().catch((e: Error) => this.logger.warn({ error: e.message }, 'reconciliation failed'));
+  }
+
   private async reconcileOnce(): Promise<ReconcileReport> {
     const report = await reconcile({ queries: this.opts.queries, account: this.account, tracker: this.tracker }, this.opts.reconcile);
     const nowMs = this.opts.clock.nowMs();
     for (const o of report.toCancel) this.cancel(o, nowMs, undefined);
     for (const o of report.missing) this.resolver.add(o);
     for (const o of report.adopted) this.learned(o);
+    for (const o of report.refreshed) this.learned(o);
     if (report.adopted.length + report.toCancel.length + report.resolved.length + report.missing.length > 0) {
       this.logger.info(
         { open: report.open, adopted: report.adopted.length, cancelling: report.toCancel.length, resolved: report.resolved.length, missing: report.missing.length },
@@ -490,18 +512,36 @@ export class Execution {
     return report;
   }
 
-  private async cancelAndWait(targets: readonly TrackedOrder[], deadlineMs: number): Promise<StopReport> {
+  /**
+   * Cancels the orders `select` returns (again each pass: it also sees orders reconciliation found) until none is open
+   * or `deadlineMs` passed. Between passes it reconciles with the venue and sends again the cancels of orders that
+   * still rest although their cancel was sent (it never arrived). Orders whose cancel risk refused are not waited for.
+   */
+  private async cancelAndWait(select: () => TrackedOrder[], deadlineMs: number): Promise<StopReport> {
     const { clock } = this.opts;
     const deadline = clock.nowMs() + deadlineMs;
-    const asked = targets.filter((t) => this.cancel(t, clock.nowMs(), undefined));
-    this.batcher.flush();
-    const gone = () => asked.every((t) => !this.tracker.isOpen(t));
-    if (!(await this.waitFor(gone, deadlineMs / 2))) {
-      await this.withDeadline(this.reconcile().then(() => undefined), Math.max(0, deadline - clock.nowMs()));
-      await this.waitFor(gone, Math.max(0, deadline - clock.nowMs()));
+    const passMs = Math.max(1, Math.min(STOP_PASS_MS, deadlineMs / 4));
+    const targets = new Set<TrackedOrder>();
+    const refused = new Set<TrackedOrder>();
+    const ask = () => {
+      refused.clear();
+      for (const t of select()) {
+        targets.add(t);
+        if (!this.cancel(t, clock.nowMs(), undefined)) refused.add(t);
+      }
+      this.batcher.flush();
+    };
+    const gone = () => select().every((t) => refused.has(t));
+    ask();
+    for (;;) {
+      const left = deadline - clock.nowMs();
+      if (left <= 0 || (await this.waitFor(gone, Math.min(left, passMs)))) break;
+      const report = await this.withDeadline(this.reconcile(), Math.max(0, deadline - clock.nowMs()));
+      for (const o of report?.refreshed ?? []) if (targets.has(o)) this.resendCancel(o);
+      ask();
     }
-    const open = targets.filter((t) => this.tracker.isOpen(t));
-    return { cancelled: targets.length - open.length, open: open.map((o) => o.eventId), timedOut: open.length > 0 };
+    const open = [...targets].filter((t) => this.tracker.isOpen(t));
+    return { cancelled: targets.size - open.length, open: open.map((o) => o.eventId), timedOut: open.length > 0 };
   }
 
   /** Resolves true once `done()` holds (checked after every event), false at the timeout. */
@@ -521,17 +561,18 @@ export class Execution {
     });
   }
 
-  private withDeadline(p: Promise<void>, ms: number): Promise<void> {
+  /** `p`'s value, or undefined when it rejects or `ms` passes first. */
+  private withDeadline<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
     return new Promise((resolve) => {
-      const timer = this.timers.set(resolve, ms);
+      const timer = this.timers.set(() => resolve(undefined), ms);
       p.then(
-        () => {
+        (value) => {
           this.timers.clear(timer);
-          resolve();
+          resolve(value);
         },
         () => {
           this.timers.clear(timer);
-          resolve();
+          resolve(undefined);
         },
       );
     });

@@ -21,6 +21,8 @@ export interface ReconcileOptions {
 export interface ReconcileReport {
   /** Resting orders the venue reported. */
   readonly open: number;
+  /** Tracked live orders the venue shows open (their fill state refreshed): an unknown outcome is resolved by this. */
+  readonly refreshed: readonly TrackedOrder[];
   /** Unknown orders taken over, with their new owner. */
   readonly adopted: readonly TrackedOrder[];
   /** Unknown orders to cancel (tracked under RECONCILE_OWNER); the caller sends the cancels. */
@@ -45,11 +47,13 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
   const resting = new Set<string>();
   const adopted: TrackedOrder[] = [];
   const toCancel: TrackedOrder[] = [];
+  const refreshed: TrackedOrder[] = [];
   for (const row of rows) {
     resting.add(row.orderId);
     const known = tracker.get(row.orderId);
     if (known && !known.terminal) {
       tracker.apply({ orderId: row.orderId, status: row.status, filledSize: row.filledSize });
+      refreshed.push(known);
       continue;
     }
     const owner = policy === 'adopt' ? opts.adoptOwner?.(row) : undefined;
@@ -69,5 +73,5 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
       } else missing.push(o);
     }
   }
-  return { open: rows.length, adopted, toCancel, resolved, missing };
+  return { open: rows.length, refreshed, adopted, toCancel, resolved, missing };
 }

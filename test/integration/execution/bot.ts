@@ -5,7 +5,7 @@ import { AccountStreams } from '../../../src/account/account.js';
 import { HttpClient } from '../../../src/client/http.js';
 import { WsPool } from '../../../src/client/ws-pool.js';
 import { systemClock } from '../../../src/core/clock.js';
-import type { OrderEvent } from '../../../src/core/intent.js';
+import type { LocalOrderStatus, OrderEvent } from '../../../src/core/intent.js';
 import { Execution, type ExecutionOptions } from '../../../src/execution/engine.js';
 import { accountFeeds } from '../../../src/execution/feeds.js';
 import { venueQueries } from '../../../src/execution/ports.js';
@@ -13,6 +13,7 @@ import { Keypair } from '../../../src/protocol/keys.js';
 import { MemoryNonceStore, NonceSource } from '../../../src/protocol/nonce.js';
 import type { Venue } from '../../../src/venue-sim/server/index.js';
 import type { OrderActionItem } from '../../../src/venue-sim/engine/types.js';
+import { until } from '../../support/loopback-venue.js';
 import { FakeRisk } from '../../unit/execution/fakes.js';
 
 export const stamp = () => ({ dataTimeMs: Date.now(), dataVersion: 1 });
@@ -42,6 +43,14 @@ export class VenueTap {
   }
 }
 
+/** Where the bot's HTTP and WebSocket connections go (default: the venue itself), e.g. through a CuttableProxy. */
+export interface BotNet {
+  httpUrl?: string;
+  wsUrl?: string;
+  /** HTTP request timeout, ms. */
+  timeoutMs?: number;
+}
+
 export class Bot {
   readonly events: OrderEvent[] = [];
   readonly exec: Execution;
@@ -54,9 +63,15 @@ export class Bot {
     readonly key = Keypair.generate(),
     readonly risk = new FakeRisk(),
     over: Partial<ExecutionOptions> = {},
+    net: BotNet = {},
   ) {
-    this.http = new HttpClient({ baseUrl: venue.url, rateLimit: { perSecond: 1000, burst: 1000 }, cancelRateLimit: { perSecond: 1000, burst: 1000 } });
-    this.pool = new WsPool({ url: venue.wsUrl, backoff: { initialMs: 20, maxMs: 100 } });
+    this.http = new HttpClient({
+      baseUrl: net.httpUrl ?? venue.url,
+      timeoutMs: net.timeoutMs,
+      rateLimit: { perSecond: 1000, burst: 1000 },
+      cancelRateLimit: { perSecond: 1000, burst: 1000 },
+    });
+    this.pool = new WsPool({ url: net.wsUrl ?? venue.wsUrl, backoff: { initialMs: 20, maxMs: 100 } });
     const clock = systemClock();
     const streams = new AccountStreams({ source: this.pool, http: this.http, backoff: { initialMs: 20, maxMs: 100 } });
     const feeds = accountFeeds(this.pool, streams, key.publicKey);
@@ -102,4 +117,15 @@ export class Bot {
     this.http.close();
     return report;
   }
+}
+
+const settledStatus = (s: LocalOrderStatus) => s !== 'pendingNew' && s !== 'pendingCancel' && s !== 'unknown';
+
+/** Waits until every order of `strategy` the bot knows is settled (no pending state) and `n` of them rest. */
+export async function resting(b: Bot, strategy: string, n: number): Promise<void> {
+  await until(() => {
+    const latest = b.latest(strategy);
+    return latest.every((e) => settledStatus(e.status)) && latest.filter((e) => e.status === 'placed' || e.status === 'working').length === n;
+  }, `${n} resting orders of ${strategy}`);
+  await b.exec.whenIdle();
 }

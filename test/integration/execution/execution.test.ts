@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalOrderStatus, QuoteSpec } from '../../../src/core/intent.js';
+import type { QuoteSpec } from '../../../src/core/intent.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
 import { until } from '../../support/loopback-venue.js';
 import { FakeRisk } from '../../unit/execution/fakes.js';
 import { Trader } from '../venue/harness.js';
-import { Bot, stamp, VenueTap } from './bot.js';
+import { Bot, resting, stamp, VenueTap } from './bot.js';
 
 const oracleKey = Keypair.generate();
 let venue: Venue;
@@ -27,17 +27,6 @@ async function bot(...args: ConstructorParameters<typeof Bot> extends [Venue, ..
   await new Trader(venue, b.key).faucet(100_000);
   await b.exec.start();
   return b;
-}
-
-const settledStatus = (s: LocalOrderStatus) => s !== 'pendingNew' && s !== 'pendingCancel' && s !== 'unknown';
-
-/** Waits until every order of `strategy` the bot knows is settled (no pending state) and `n` of them rest. */
-async function resting(b: Bot, strategy: string, n: number): Promise<void> {
-  await until(() => {
-    const latest = b.latest(strategy);
-    return latest.every((e) => settledStatus(e.status)) && latest.filter((e) => e.status === 'placed' || e.status === 'working').length === n;
-  }, `${n} resting orders of ${strategy}`);
-  await b.exec.whenIdle();
 }
 
 const quotes = (bid: number, ask: number, size = 0.01): QuoteSpec[] => [

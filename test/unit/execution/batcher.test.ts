@@ -232,6 +232,26 @@ describe('unknown submit outcomes', () => {
     expect(submitter.sent).toHaveLength(2);
   });
 
+  it('an outage longer than every round never strands an order: the venue is asked at the last delay until it answers', async () => {
+    const submitter = new FakeSubmitter((request) => ({ outcome: 'unknown', reason: 'timed out', request }));
+    const queries = new FakeQueries();
+    const timers = new ManualTimers();
+    const { exec, events } = engine(submitter, queries, timers);
+    await exec.start();
+    exec.submit('mm', { kind: 'place', order: spec(), ...stamp });
+    await flushPromises();
+    const id = submitter.sent[0]!.request.encoded.orderIds[0]!;
+    queries.fail = 20;
+    const before = queries.calls;
+    await timers.advance(100 + 200 + 18 * 400);
+    expect(queries.calls - before).toBe(20);
+    expect(events.at(-1)!.status).toBe('unknown');
+    queries.open = [openRow(id)];
+    await timers.advance(400);
+    expect(events.at(-1)).toMatchObject({ orderId: id, status: 'placed' });
+    expect(submitter.sent).toHaveLength(1);
+  });
+
   it('a cancel asked while the order is in flight waits for its answer, then goes', async () => {
     const submitter = new FakeSubmitter();
     submitter.manual = true;

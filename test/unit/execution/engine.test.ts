@@ -112,19 +112,45 @@ describe('execution: venue answers', () => {
     expect(exec.openOrders()).toEqual([]);
   });
 
-  it('a cancel answered with an error reverts the order and asks the venue what happened', async () => {
-    const { exec, submitter, queries, timers, events } = setup();
-    await exec.start();
-    exec.submit('mm', { kind: 'place', order: spec({ clientTag: 'a' }), ...stamp });
+  /** An order resting at the venue (placed), then its cancel answered "order not found". */
+  async function cancelNotFound() {
+    const t = setup();
+    await t.exec.start();
+    t.exec.submit('mm', { kind: 'place', order: spec({ clientTag: 'a' }), ...stamp });
     await flushPromises();
-    const id = submitter.sent[0]!.request.encoded.orderIds[0]!;
-    submitter.answer = () => accepted([{ error: { message: 'order not found' } }]);
-    exec.submit('mm', { kind: 'cancel', symbol: 'BTC-USD', ref: { clientTag: 'a' }, ...stamp });
+    const id = t.submitter.sent[0]!.request.encoded.orderIds[0]!;
+    t.submitter.answer = () => accepted([{ error: { message: 'order not found' } }]);
+    t.exec.submit('mm', { kind: 'cancel', symbol: 'BTC-USD', ref: { clientTag: 'a' }, ...stamp });
     await flushPromises();
-    expect(events.at(-1)).toMatchObject({ status: 'placed', reason: 'cancel failed: order not found' });
+    t.submitter.answer = undefined;
+    expect(t.events.at(-1)).toMatchObject({ status: 'pendingCancel', reason: 'cancel answered "order not found": asking the venue' });
+    return { ...t, id };
+  }
+
+  it('a cancel answered "order not found" stays pendingCancel until a query says: done (history)', async () => {
+    const { queries, timers, events, id } = await cancelNotFound();
     queries.history = [historyRow(id, 'filled', 1)];
     await timers.advance(100);
     expect(events.at(-1)).toMatchObject({ status: 'filled', filledSize: 1 });
+  });
+
+  it('a cancel answered "order not found" for an order that still rests reverts it with the reason', async () => {
+    const { queries, timers, events, id } = await cancelNotFound();
+    queries.open = [openRow(id)];
+    await timers.advance(100);
+    expect(events.at(-1)).toMatchObject({ status: 'placed', reason: 'cancel failed: order not found' });
+  });
+
+  it('an order the venue does not know (cancel "order not found", neither open nor in history) is concluded after one query, and not cancelled again', async () => {
+    const { exec, submitter, queries, timers, events, id } = await cancelNotFound();
+    exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 99, size: 1 }], ...stamp });
+    await flushPromises();
+    expect(submitter.sent.at(-1)!.body.action.orders.map((i: object) => Object.keys(i)[0])).toEqual(['order']);
+    const calls = queries.calls;
+    await timers.advance(100);
+    expect(queries.calls).toBe(calls + 1);
+    expect(events.filter((e) => e.orderId === id).at(-1)).toMatchObject({ status: 'cancelled', reason: expect.stringMatching(/^lost by the venue .*"order not found"/) });
+    expect(exec.openOrders('mm').map((o) => o.spec.price)).toEqual([99]);
   });
 
   it('stream updates move orders; those of orders nobody here placed are ignored', async () => {
