@@ -4,6 +4,9 @@ import * as ed from '@noble/ed25519';
 import bs58 from 'bs58';
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/core/errors.js';
 import { parse } from '../../../src/core/schema.js';
@@ -149,6 +152,12 @@ describe('verifiers refuse the fixed signature of a small-order key', () => {
 });
 
 describe('key loading', () => {
+  it('refuses a Solana-style key file whose public half is the identity point, naming the file', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'perpbot-strict-')), 'forged.json');
+    writeFileSync(path, JSON.stringify([...new Uint8Array(32).fill(7), ...IDENTITY]), { mode: 0o600 });
+    expect(() => Keypair.fromFile(path)).toThrow(new RegExp(`^key file ${path}: the public half of the 64-byte keypair is a point of small order`));
+  });
+
   it('refuses a 64-byte keypair whose public half is a small-order point, saying so', () => {
     const seed = new Uint8Array(32).fill(7);
     for (const e of ENCODINGS) {
