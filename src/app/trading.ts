@@ -81,7 +81,7 @@ export const SIGNING_MODES = ['precomputed', 'deterministic'] as const;
 export type SigningMode = (typeof SIGNING_MODES)[number];
 
 /** The parts of a session that exist before it starts. */
-export type TradingParts = Pick<TradingSession, 'execution' | 'accounts' | 'account'>;
+export type TradingParts = Pick<TradingSession, 'execution' | 'accounts' | 'account' | 'http'>;
 
 export interface TradingSession {
   readonly account: string;
@@ -232,7 +232,7 @@ async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, h
   const host = new StrategyHost({ clock, onStopped: (name) => exec.cancelStrategy(name), log: strategyLog(undefined) });
   subscriptions.push(host.intents$.subscribe((h) => exec.submit(h.strategy, h.intent, { arrivalNs: arrivals.of(h.intent) })));
   subscriptions.push(host.routeOrderEvents(exec.events$()));
-  opts.beforeStart?.({ execution: exec, accounts, account });
+  opts.beforeStart?.({ execution: exec, accounts, account, http });
   await exec.start();
   for (const conn of pool.connections) subscriptions.push(conn.state$.subscribe((s) => risk.onConnection(s === 'open', clock.nowMs())));
   const evaluate = (held.evaluate = setInterval(() => risk.evaluate(clock.nowMs()), opts.riskEvaluateMs ?? 1000));

@@ -8,11 +8,14 @@ export {
   type BatchRecord,
   type BatchResolution,
   type BatchRow,
+  type CatchUp,
   type FillRecord,
   type FundingRecord,
+  type JournaledFill,
   type JournalOpenOptions,
   type OrderRecord,
   type PositionRecord,
+  type PruneStep,
 } from './journal.js';
 export { JournalError } from './errors.js';
 export { UNATTRIBUTED, type ReportRow } from './report.js';

@@ -1,7 +1,9 @@
-// The journal: an embedded SQLite file (WAL) of nonce marks, signed batches, order events, fills, positions and funding.
-// Invariants: nonce marks and batches are committed before their call returns (survive kill -9); other rows commit within one event-loop turn.
+// The journal: an embedded SQLite file (WAL) of nonce marks, signed batches, order events, fills, positions and funding,
+// each account's rows grouped in epochs (one venue instance's continuous history of the account).
+// Invariants: nonce marks and batches are committed before their call returns (survive kill -9); other rows commit within
+// one event-loop turn; pruning never deletes nonce marks, epochs or unresolved batches.
 
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Side } from '../core/intent.js';
@@ -86,6 +88,31 @@ export interface FillRecord extends OrderFields {
   readonly seq?: number;
 }
 
+/** A journaled fill and the epoch it belongs to (null until its run identified the venue instance). */
+export interface JournaledFill extends FillRecord {
+  readonly epoch: number | null;
+}
+
+/** What Journal.catchUp found and did. */
+export interface CatchUp {
+  /** The account's epoch from now on; the account's rows of this run carry it. */
+  readonly epoch: number;
+  /** True when the venue still holds a fill journaled in `epoch`; false when `epoch` is new (another venue instance). */
+  readonly continued: boolean;
+  /** Fills journaled by the catch-up (the rest were known). */
+  readonly imported: number;
+}
+
+/** One step of retention (Journal.prune). */
+export interface PruneStep {
+  /** Rows timed before this (epoch ms) are deleted; undefined keeps rows of any age. */
+  readonly beforeMs?: number;
+  /** While the pages in use exceed this many bytes the oldest rows are deleted whatever their age; undefined: no bound. */
+  readonly maxBytes?: number;
+  /** At most this many rows per table. */
+  readonly rows: number;
+}
+
 export interface FundingRecord {
   readonly account: string;
   readonly symbol: string;
@@ -139,6 +166,19 @@ interface BatchSqlRow {
 const BATCH_COLUMNS = `id, signer, account, nonce_ns AS nonceNs, path, message, signature, body, order_ids AS orderIds, at_ns AS atNs,
   outcome, outcome_detail AS outcomeDetail, resolution, resolution_detail AS resolutionDetail`;
 
+/** The tables retention prunes, with their time column and the rows it must keep. */
+const PRUNABLE = [
+  { table: 'order_events', time: 'at_ns', keep: 'FALSE' },
+  { table: 'fills', time: 'time_ns', keep: 'FALSE' },
+  { table: 'funding', time: 'time_ns', keep: 'FALSE' },
+  { table: 'positions', time: 'at_ms', keep: 'FALSE' },
+  // An unresolved batch is resolved against the venue at the next start.
+  { table: 'batches', time: 'at_ns', keep: "resolution IS NULL AND (outcome IS NULL OR outcome = 'unknown')" },
+] as const;
+
+/** Freed pages handed back to the file system per prune step (auto_vacuum=INCREMENTAL journals). */
+const VACUUM_PAGES_PER_STEP = 256;
+
 /** Each order's strategy (any event naming one) and first journal time. */
 const ORDERS = `SELECT account, order_id, MAX(strategy) AS strategy, MAX(symbol) AS symbol, MIN(at_ns) AS first_ns
   FROM order_events GROUP BY account, order_id`;
@@ -164,6 +204,8 @@ export class Journal {
   private readonly insertFunding: Write;
   private readonly insertPosition: Write;
   private readonly commit: (writes: readonly [Write, Params][]) => void;
+  /** Each account's current epoch, once its run has identified the venue instance. */
+  private readonly epochs = new Map<string, number>();
   private pending: [Write, Params][] = [];
   private scheduled: NodeJS.Immediate | undefined;
 
@@ -200,22 +242,22 @@ export class Journal {
     this.resolve = statement(db, 'UPDATE batches SET resolution = ?, resolution_detail = ? WHERE id = ?');
     this.insertOrder = statement(
       db,
-      `INSERT INTO order_events (account, strategy, symbol, order_id, side, price, size, filled_size, status, reason, at_ns)
-       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @filledSize, @status, @reason, @atNs)`,
+      `INSERT INTO order_events (account, strategy, symbol, order_id, side, price, size, filled_size, status, reason, at_ns, epoch)
+       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @filledSize, @status, @reason, @atNs, @epoch)`,
     );
     this.insertFill = statement(
       db,
-      `INSERT OR IGNORE INTO fills (account, strategy, symbol, order_id, side, price, size, fee_usd, maker, time_ns, seq)
-       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @feeUsd, @maker, @timeNs, @seq)`,
+      `INSERT OR IGNORE INTO fills (account, strategy, symbol, order_id, side, price, size, fee_usd, maker, time_ns, seq, epoch)
+       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @feeUsd, @maker, @timeNs, @seq, @epoch)`,
     );
     this.insertFunding = statement(
       db,
-      `INSERT OR IGNORE INTO funding (account, symbol, amount_usd, rate, time_ns) VALUES (@account, @symbol, @amountUsd, @rate, @timeNs)`,
+      `INSERT OR IGNORE INTO funding (account, symbol, amount_usd, rate, time_ns, epoch) VALUES (@account, @symbol, @amountUsd, @rate, @timeNs, @epoch)`,
     );
     this.insertPosition = statement(
       db,
-      `INSERT INTO positions (account, symbol, size, entry_price, realized_pnl_usd, unrealized_pnl_usd, at_ms)
-       VALUES (@account, @symbol, @size, @entryPrice, @realizedPnlUsd, @unrealizedPnlUsd, @atMs)`,
+      `INSERT INTO positions (account, symbol, size, entry_price, realized_pnl_usd, unrealized_pnl_usd, at_ms, epoch)
+       VALUES (@account, @symbol, @size, @entryPrice, @realizedPnlUsd, @unrealizedPnlUsd, @atMs, @epoch)`,
     );
     this.commit = db.transaction((writes: readonly [Write, Params][]) => {
       for (const [stmt, params] of writes) stmt.run(params);
@@ -311,6 +353,7 @@ export class Journal {
       status: e.status,
       reason: e.reason ?? null,
       atNs: u64Text(e.atNs),
+      epoch: this.epochOf(e.account),
     });
   }
 
@@ -319,7 +362,11 @@ export class Journal {
    * one (a replay after a reconnect) is dropped; the caller numbers equal fills of one match with `seq`.
    */
   recordFill(f: FillRecord): void {
-    this.defer(this.insertFill, {
+    this.defer(this.insertFill, this.fillParams(f, this.epochOf(f.account)));
+  }
+
+  private fillParams(f: FillRecord, epoch: number | null): Params {
+    return {
       account: f.account,
       strategy: f.strategy ?? null,
       symbol: f.symbol,
@@ -331,7 +378,8 @@ export class Journal {
       maker: f.maker ? 1 : 0,
       timeNs: u64Text(f.timeNs),
       seq: f.seq ?? 0,
-    });
+      epoch,
+    };
   }
 
   /** Buffers a position snapshot. */
@@ -344,12 +392,94 @@ export class Journal {
       realizedPnlUsd: p.realizedPnlUsd,
       unrealizedPnlUsd: p.unrealizedPnlUsd,
       atMs: p.atMs,
+      epoch: this.epochOf(p.account),
     });
   }
 
   /** Buffers a funding payment; idempotent per account, symbol and timestamp. */
   recordFunding(f: FundingRecord): void {
-    this.defer(this.insertFunding, { account: f.account, symbol: f.symbol, amountUsd: f.amountUsd, rate: f.rate, timeNs: u64Text(f.timeNs) });
+    this.defer(this.insertFunding, { account: f.account, symbol: f.symbol, amountUsd: f.amountUsd, rate: f.rate, timeNs: u64Text(f.timeNs), epoch: this.epochOf(f.account) });
+  }
+
+  /**
+   * Identifies the venue instance of `account` from the venue's fills of it (`venueFills`, the account's view, oldest
+   * first, equal fills numbered by `seq`) and journals those it missed, in one transaction. The newest of them the
+   * journal already holds (same order, timestamp, price and size) names the epoch that continues, and the fills after
+   * it are journaled there; when the journal holds none, the venue is another instance (or forgot the account): a new
+   * epoch starts with all of them. The account's rows journaled so far without an epoch join it, and later rows carry it.
+   * Idempotent. `venue` (its URL) and `atNs` describe a new epoch.
+   */
+  catchUp(account: string, venue: string, venueFills: readonly FillRecord[], atNs: bigint): CatchUp {
+    this.flush();
+    const known = statement<[string, string, string, number, number], number>(
+      this.db,
+      'SELECT epoch FROM fills WHERE account = ? AND order_id = ? AND time_ns = ? AND price = ? AND size = ? AND epoch IS NOT NULL LIMIT 1',
+    ).pluck();
+    const newEpoch = statement<[string, string, string, string]>(this.db, 'INSERT INTO epochs (account, venue, started_ns, basis) VALUES (?, ?, ?, ?)');
+    const adopt = ['fills', 'order_events', 'positions', 'funding'].map((t) => statement<[number, string]>(this.db, `UPDATE ${t} SET epoch = ? WHERE account = ? AND epoch IS NULL`));
+    return this.db.transaction((): CatchUp => {
+      let from = 0;
+      let epoch: number | undefined;
+      for (let i = venueFills.length - 1; i >= 0 && epoch === undefined; i--) {
+        const f = venueFills[i]!;
+        epoch = known.get(account, f.orderId, u64Text(f.timeNs), f.price, f.size);
+        from = i + 1;
+      }
+      const continued = epoch !== undefined;
+      if (epoch === undefined) {
+        from = 0;
+        epoch = Number(newEpoch.run(account, venue, u64Text(atNs), 'the venue holds none of the journaled fills of the account').lastInsertRowid);
+      }
+      let imported = 0;
+      for (let i = from; i < venueFills.length; i++) imported += this.insertFill.run(this.fillParams(venueFills[i]!, epoch)).changes;
+      for (const s of adopt) s.run(epoch, account);
+      this.epochs.set(account, epoch);
+      return { epoch, continued, imported };
+    })();
+  }
+
+  /** The account's net position per symbol (signed base units) from the fills of its current epoch. */
+  netPositions(account: string): Map<string, number> {
+    this.flush();
+    const rows = statement<[string, number | null], { symbol: string; size: number }>(
+      this.db,
+      `SELECT symbol, SUM(CASE side WHEN 'buy' THEN size ELSE -size END) AS size FROM fills WHERE account = ? AND epoch IS ? GROUP BY symbol ORDER BY symbol`,
+    ).all(account, this.epochOf(account));
+    return new Map(rows.map((r) => [r.symbol, r.size]));
+  }
+
+  /**
+   * One bounded step of retention, in one transaction: deletes at most `rows` rows per table timed before `beforeMs`
+   * (oldest first by insertion), and as many again, whatever their age, while the pages in use exceed `maxBytes`;
+   * then hands a few freed pages back to the file system. Never deletes nonce marks, epochs or unresolved batches.
+   * Returns the rows deleted (0: nothing left to prune now).
+   */
+  prune(step: PruneStep): number {
+    this.flush();
+    const beforeNs = step.beforeMs === undefined ? undefined : u64Text(BigInt(Math.max(0, Math.floor(step.beforeMs))) * 1_000_000n);
+    let deleted = 0;
+    this.db.transaction(() => {
+      for (const t of PRUNABLE) {
+        const oldest = `SELECT id FROM ${t.table} WHERE NOT (${t.keep}) ORDER BY id LIMIT ?`;
+        if (beforeNs !== undefined) {
+          const cutoff = t.time === 'at_ms' ? step.beforeMs! : beforeNs;
+          deleted += statement<[number, string | number]>(this.db, `DELETE FROM ${t.table} WHERE id IN (${oldest}) AND ${t.time} < ?`).run(step.rows, cutoff).changes;
+        }
+        if (step.maxBytes !== undefined && this.usedBytes() > step.maxBytes) deleted += statement<[number]>(this.db, `DELETE FROM ${t.table} WHERE id IN (${oldest})`).run(step.rows).changes;
+      }
+    })();
+    if (pragma(this.db, 'auto_vacuum') === 2) pragma(this.db, `incremental_vacuum(${VACUUM_PAGES_PER_STEP})`);
+    return deleted;
+  }
+
+  /** Bytes of the pages holding data (the file less its free pages). */
+  usedBytes(): number {
+    return ((pragma(this.db, 'page_count') as number) - (pragma(this.db, 'freelist_count') as number)) * (pragma(this.db, 'page_size') as number);
+  }
+
+  /** Bytes of the journal on disk: the database file and its write-ahead log. */
+  fileBytes(): number {
+    return (statSync(this.path, { throwIfNoEntry: false })?.size ?? 0) + (statSync(`${this.path}-wal`, { throwIfNoEntry: false })?.size ?? 0);
   }
 
   /** Commits buffered rows now, in one transaction. */
@@ -375,11 +505,11 @@ export class Journal {
   }
 
   /** Fills at or after `sinceMs`, in time order. */
-  fills(opts: { sinceMs?: number } = {}): FillRecord[] {
+  fills(opts: { sinceMs?: number } = {}): JournaledFill[] {
     this.flush();
-    return statement<[string], Omit<FillRecord, 'strategy' | 'maker' | 'timeNs'> & { strategy: string | null; maker: number; timeNs: string }>(
+    return statement<[string], Omit<JournaledFill, 'strategy' | 'maker' | 'timeNs'> & { strategy: string | null; maker: number; timeNs: string }>(
       this.db,
-      `SELECT account, strategy, symbol, order_id AS orderId, side, price, size, fee_usd AS feeUsd, maker, time_ns AS timeNs, seq
+      `SELECT account, strategy, symbol, order_id AS orderId, side, price, size, fee_usd AS feeUsd, maker, time_ns AS timeNs, seq, epoch
        FROM fills WHERE time_ns >= ? ORDER BY time_ns, id`,
     )
       .all(sinceNsText(opts.sinceMs))
@@ -418,13 +548,13 @@ export class Journal {
     this.flush();
     const fills = statement<[string], Omit<ReportFill, 'timeNs'> & { timeNs: string }>(
       this.db,
-      `SELECT f.account, COALESCE(f.strategy, o.strategy, ?) AS strategy, f.symbol, f.side, f.price, f.size, f.fee_usd AS feeUsd, f.time_ns AS timeNs
+      `SELECT f.account, f.epoch, COALESCE(f.strategy, o.strategy, ?) AS strategy, f.symbol, f.side, f.price, f.size, f.fee_usd AS feeUsd, f.time_ns AS timeNs
        FROM fills f LEFT JOIN (${ORDERS}) o ON o.account = f.account AND o.order_id = f.order_id
        ORDER BY f.time_ns, f.id`,
     )
       .all(UNATTRIBUTED)
       .map((r): ReportFill => ({ ...r, timeNs: BigInt(r.timeNs) }));
-    const funding = statement<[], Omit<ReportFunding, 'timeNs'> & { timeNs: string }>(this.db, 'SELECT account, symbol, amount_usd AS amountUsd, time_ns AS timeNs FROM funding ORDER BY time_ns, id')
+    const funding = statement<[], Omit<ReportFunding, 'timeNs'> & { timeNs: string }>(this.db, 'SELECT account, epoch, symbol, amount_usd AS amountUsd, time_ns AS timeNs FROM funding ORDER BY time_ns, id')
       .all()
       .map((r): ReportFunding => ({ ...r, timeNs: BigInt(r.timeNs) }));
     const orders = statement<[string], Omit<ReportOrder, 'filled' | 'firstNs'> & { filled: number; firstNs: string }>(
@@ -436,6 +566,10 @@ export class Journal {
       .all(UNATTRIBUTED)
       .map((r): ReportOrder => ({ ...r, firstNs: BigInt(r.firstNs), filled: r.filled === 1 }));
     return buildReport(fills, funding, orders, opts.sinceMs);
+  }
+
+  private epochOf(account: string): number | null {
+    return this.epochs.get(account) ?? null;
   }
 
   private defer(stmt: Write, params: Params): void {

@@ -1,13 +1,18 @@
 // Trading results per strategy and symbol from journaled fills, funding and orders: average-cost PnL, fees, funding.
-// Invariants: pure; cost basis is replayed from the first fill, so a window (`sinceMs`) counts only its own events at their true basis.
+// Invariants: pure; cost basis is replayed from the first fill of each account epoch, so a window (`sinceMs`) counts only its own
+// events at their true basis, and no position is carried from one venue instance (epoch) to another.
 
 import type { Side } from '../core/intent.js';
 
 /** The strategy name of activity no strategy owns (manual orders, funding on positions no strategy holds). */
 export const UNATTRIBUTED = '(account)';
 
+/** A fill's or payment's account epoch (Journal.catchUp); null for rows whose run never identified its venue instance. */
+type Epoch = number | null;
+
 export interface ReportFill {
   readonly account: string;
+  readonly epoch: Epoch;
   /** The owning strategy, or UNATTRIBUTED. */
   readonly strategy: string;
   readonly symbol: string;
@@ -24,6 +29,7 @@ export interface ReportFill {
 
 export interface ReportFunding {
   readonly account: string;
+  readonly epoch: Epoch;
   readonly symbol: string;
   /** USD received; negative when paid. */
   readonly amountUsd: number;
@@ -93,6 +99,7 @@ function applyFill(inv: Inventory, signed: number, price: number): number {
 
 /**
  * Aggregates `fills` and `funding` (each sorted by time) and `orders`, counting only events at or after `sinceMs`.
+ * Positions are held per account epoch: each epoch starts flat.
  * Funding of an account and symbol is split among the strategies holding a position there at payment time, in
  * proportion to each one's signed share of their net position; UNATTRIBUTED gets it when their net is flat.
  * Rows come sorted by strategy, then symbol.
@@ -109,17 +116,17 @@ export function buildReport(fills: readonly ReportFill[], funding: readonly Repo
     }
     return r;
   };
-  /** account\0symbol → strategy → inventory */
+  /** account\0epoch\0symbol → strategy → inventory */
   const books = new Map<string, Map<string, Inventory>>();
-  const book = (account: string, symbol: string): Map<string, Inventory> => {
-    const key = `${account}\u0000${symbol}`;
+  const book = (account: string, epoch: Epoch, symbol: string): Map<string, Inventory> => {
+    const key = `${account}\u0000${epoch}\u0000${symbol}`;
     let b = books.get(key);
     if (!b) books.set(key, (b = new Map()));
     return b;
   };
 
   const onFill = (f: ReportFill) => {
-    const b = book(f.account, f.symbol);
+    const b = book(f.account, f.epoch, f.symbol);
     let inv = b.get(f.strategy);
     if (!inv) b.set(f.strategy, (inv = { size: 0, entry: 0 }));
     const realized = applyFill(inv, f.side === 'buy' ? f.size : -f.size, f.price);
@@ -134,7 +141,7 @@ export function buildReport(fills: readonly ReportFill[], funding: readonly Repo
   };
   const onFunding = (p: ReportFunding) => {
     if (p.timeNs < sinceNs) return;
-    const held = [...book(p.account, p.symbol)].filter(([, inv]) => inv.size !== 0);
+    const held = [...book(p.account, p.epoch, p.symbol)].filter(([, inv]) => inv.size !== 0);
     const net = held.reduce((s, [, inv]) => s + inv.size, 0);
     const gross = held.reduce((s, [, inv]) => s + Math.abs(inv.size), 0);
     if (Math.abs(net) <= FLAT * gross) {

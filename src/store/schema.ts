@@ -81,6 +81,32 @@ const MIGRATIONS: readonly string[] = [
      at_ms INTEGER NOT NULL
    ) STRICT;
    CREATE INDEX positions_latest ON positions (account, symbol, id);`,
+  // Account epochs: a venue instance's continuous history of one account. Rows journaled before epochs existed
+  // become one epoch per account; a row's epoch is NULL only until its run has identified the venue instance.
+  `CREATE TABLE epochs (
+     id INTEGER PRIMARY KEY,
+     account TEXT NOT NULL,
+     venue TEXT NOT NULL,
+     started_ns TEXT NOT NULL,
+     basis TEXT NOT NULL
+   ) STRICT;
+   CREATE INDEX epochs_account ON epochs (account, id);
+   ALTER TABLE fills ADD COLUMN epoch INTEGER REFERENCES epochs (id);
+   ALTER TABLE order_events ADD COLUMN epoch INTEGER REFERENCES epochs (id);
+   ALTER TABLE positions ADD COLUMN epoch INTEGER REFERENCES epochs (id);
+   ALTER TABLE funding ADD COLUMN epoch INTEGER REFERENCES epochs (id);
+   INSERT INTO epochs (account, venue, started_ns, basis)
+     SELECT account, '', '00000000000000000000', 'journaled before epochs'
+     FROM (SELECT account FROM fills UNION SELECT account FROM order_events UNION SELECT account FROM positions UNION SELECT account FROM funding)
+     ORDER BY account;
+   UPDATE fills SET epoch = (SELECT id FROM epochs e WHERE e.account = fills.account);
+   UPDATE order_events SET epoch = (SELECT id FROM epochs e WHERE e.account = order_events.account);
+   UPDATE positions SET epoch = (SELECT id FROM epochs e WHERE e.account = positions.account);
+   UPDATE funding SET epoch = (SELECT id FROM epochs e WHERE e.account = funding.account);
+   CREATE INDEX fills_unassigned ON fills (account) WHERE epoch IS NULL;
+   CREATE INDEX order_events_unassigned ON order_events (account) WHERE epoch IS NULL;
+   CREATE INDEX positions_unassigned ON positions (account) WHERE epoch IS NULL;
+   CREATE INDEX funding_unassigned ON funding (account) WHERE epoch IS NULL;`,
 ];
 
 /** The schema version this build writes. */
@@ -90,6 +116,8 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 export function migrate(db: Database): void {
   const from = pragma(db, 'user_version') as number;
   if (from > SCHEMA_VERSION) throw new JournalError(`schema version ${from} is newer than this build's ${SCHEMA_VERSION}`);
+  // Only possible before the first table exists: pages freed by retention can then be returned to the file system.
+  if (from === 0) pragma(db, 'auto_vacuum = INCREMENTAL');
   for (let v = from; v < SCHEMA_VERSION; v++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[v]!);

@@ -208,7 +208,7 @@ function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: L
     logger: componentLogger(sessionLog, 'execution'),
     strategyLogger: (name) => (name === undefined ? componentLogger(sessionLog, 'strategy-host') : strategyLogger(sessionLog, name)),
     wrapSubmitter: (inner) => journalingSubmitter(deps.journal, account.account, clock, inner),
-    beforeStart: (parts) => deps.recordings.push(recordTrading(deps.journal, parts)),
+    beforeStart: (parts) => deps.recordings.push(recordTrading(deps.journal, parts, { venue: deps.url, clock, log: componentLogger(sessionLog, 'journal') })),
   });
 }
 

@@ -1,12 +1,17 @@
-// Feeds the journal from a trading session: each signed batch before it is sent, order events, fills, position
-// snapshots and funding payments. Invariant: a batch row is committed before its bytes reach the socket.
+// Feeds the journal from a trading session: each signed batch before it is sent, order events, fills (those made while
+// nothing recorded included), position snapshots and funding payments.
+// Invariants: a batch row is committed before its bytes reach the socket; a fill is journaled with the account's own side.
 
-import { interval, type Subscription } from 'rxjs';
+import { defer, interval, retry, timer, type Subscription } from 'rxjs';
+import type { AccountReader } from '../../account/account.js';
 import { KeyCounts } from '../../account/dedupe.js';
+import { fillFromRow } from '../../account/reconcile.js';
+import { backoffDelayMs, type BackoffOptions } from '../../client/backoff.js';
 import type { HttpClient } from '../../client/http.js';
 import type { Clock } from '../../core/clock.js';
 import type { Submitter } from '../../execution/ports.js';
-import type { Journal } from '../../store/index.js';
+import type { FillUpdate } from '../../protocol/v1/stream.js';
+import type { CatchUp, FillRecord, Journal } from '../../store/index.js';
 import type { TradingParts, TradingSession } from '../trading.js';
 
 const NS_PER_MS = 1_000_000n;
@@ -44,38 +49,95 @@ export interface RecordingOptions {
   clock: Pick<Clock, 'nowMs'>;
 }
 
+export interface TradingRecordingOptions {
+  /** The venue's REST URL, kept with an account epoch the catch-up starts. */
+  venue: string;
+  /** Stamps a new epoch. */
+  clock: Pick<Clock, 'nowNs'>;
+  log: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
+  /** Delay between failed catch-up reads. Default 500 ms doubling to 30 s. */
+  backoff?: BackoffOptions;
+}
+
+/** Sizes closer than this (base units) are equal (float residue of summed fills). */
+const SAME_SIZE = 1e-9;
+
 /**
  * Records the order events and fills of a session from before it starts (so start-up reconciliation's are kept) until
- * the returned subscription ends.
+ * the returned subscription ends. Meanwhile it catches up (catchUpFills): fills the venue made while nothing recorded
+ * are journaled, and the account's rows join the epoch of the venue instance (reads retried with backoff).
  */
-export function recordTrading(journal: Journal, parts: TradingParts): Subscription {
-  const { account, execution, accounts } = parts;
+export function recordTrading(journal: Journal, parts: TradingParts, opts: TradingRecordingOptions): Subscription {
+  const { account, execution, accounts, http } = parts;
   const subscription = execution.events$().subscribe((e) => {
     journal.recordOrder({ ...e, account, atNs: BigInt(e.timeMs) * NS_PER_MS });
   });
   const equalFills = new KeyCounts(EQUAL_FILL_MEMORY);
   subscription.add(
     accounts.fills$(account).subscribe((f) => {
-      const key = `${f.orderId}|${f.timestamp}|${f.isBuy}|${f.price}|${f.size}`;
-      const seq = equalFills.count(key);
-      equalFills.add(key);
-      journal.recordFill({
-        account,
-        // Past the tracker's memory the journal attributes the fill from the order's recorded events.
-        strategy: execution.order(f.orderId)?.strategy,
-        symbol: f.symbol,
-        orderId: f.orderId,
-        side: f.isBuy ? 'buy' : 'sell',
-        price: f.price,
-        size: f.size,
-        feeUsd: f.fee,
-        maker: f.maker,
-        timeNs: f.timestamp,
-        seq,
-      });
+      // Past the tracker's memory the journal attributes the fill from the order's recorded events.
+      journal.recordFill(fillRecord(account, f, equalFills, execution.order(f.orderId)?.strategy));
     }),
   );
+  const { backoff = { initialMs: 500, maxMs: 30_000 }, log } = opts;
+  subscription.add(
+    defer(() => catchUpFills(journal, account, http, opts))
+      .pipe(
+        retry({
+          delay: (e: Error, count) => {
+            log.warn({ account, attempt: count, error: e.message }, 'journal catch-up failed; retrying');
+            return timer(backoffDelayMs(count - 1, backoff));
+          },
+        }),
+      )
+      .subscribe((r) => log.info({ account, epoch: r.epoch, continued: r.continued, imported: r.imported }, 'journal caught up with the venue')),
+  );
   return subscription;
+}
+
+/** A fill in the account's own view as a journal row; `equal` numbers fills equal in every field (their `seq`). */
+function fillRecord(account: string, f: FillUpdate, equal: KeyCounts, strategy?: string): FillRecord {
+  const key = `${f.orderId}|${f.timestamp}|${f.isBuy}|${f.price}|${f.size}`;
+  const seq = equal.count(key);
+  equal.add(key);
+  return {
+    account,
+    strategy,
+    symbol: f.symbol,
+    orderId: f.orderId,
+    side: f.isBuy ? 'buy' : 'sell',
+    price: f.price,
+    size: f.size,
+    feeUsd: f.fee,
+    maker: f.maker,
+    timeNs: f.timestamp,
+    seq,
+  };
+}
+
+/**
+ * Journal.catchUp with the venue's fills of `account` (the last 5000 it keeps), then a check that the journal's net
+ * position per symbol equals the venue's; on a difference it reads once more (a fill between the two reads), then warns
+ * (the venue's history does not reach back to the epoch's first fill).
+ */
+export async function catchUpFills(journal: Journal, account: string, http: AccountReader, opts: Pick<TradingRecordingOptions, 'venue' | 'clock' | 'log'>): Promise<CatchUp> {
+  for (let attempt = 1; ; attempt++) {
+    const [full] = await http.account('fullAccount', account);
+    const rows = await http.account('fills', account);
+    const equal = new KeyCounts(rows.length + 1);
+    // The venue lists fills newest first.
+    const fills = rows.map((r) => fillRecord(account, fillFromRow(account, r.fills), equal)).reverse();
+    const result = journal.catchUp(account, opts.venue, fills, opts.clock.nowNs());
+    const journaled = journal.netPositions(account);
+    const venue = new Map((full?.fullAccount.positions ?? []).map((p) => [p.coin, p.size]));
+    const differ = [...new Set([...journaled.keys(), ...venue.keys()])].filter((s) => Math.abs((journaled.get(s) ?? 0) - (venue.get(s) ?? 0)) > SAME_SIZE);
+    if (differ.length === 0) return result;
+    if (attempt === 2) {
+      const sizes = Object.fromEntries(differ.map((s) => [s, { journal: journaled.get(s) ?? 0, venue: venue.get(s) ?? 0 }]));
+      opts.log.warn({ account, epoch: result.epoch, sizes }, "the journal's net position differs from the venue's: the venue's fills history does not reach back to the epoch's first fill");
+      return result;
+    }
+  }
 }
 
 /** Records the session's positions and funding every `snapshotEveryMs` until the returned subscription ends. */

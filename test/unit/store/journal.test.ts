@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { NonceSource } from '../../../src/protocol/nonce.js';
 import { Journal, JournalError, UNATTRIBUTED, type BatchRecord, type FillRecord, type OrderRecord } from '../../../src/store/index.js';
+import { SCHEMA_VERSION } from '../../../src/store/schema.js';
 
 const SIGNER = '4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi';
 const ACCOUNT = 'BnQyDU3hTq7WkpxL9bxMmyfqTyzbEVGiBDF9nRcXVZHm';
@@ -51,7 +52,7 @@ describe('Journal', () => {
     journal.close();
     const db = new Database(path, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     db.close();
     journalAt(path);
   });
@@ -170,7 +171,7 @@ describe('Journal', () => {
       journal.close();
       const again = journalAt(path).journal;
       expect(again.orderEvents(ACCOUNT, 'o1')).toEqual([placed, filled]);
-      expect(again.fills()).toEqual([{ ...f, seq: 0 }]);
+      expect(again.fills()).toEqual([{ ...f, seq: 0, epoch: null }]);
       expect(again.funding()).toEqual([pay]);
       expect(again.positions()).toEqual([p2, eth]);
     });

@@ -4,11 +4,11 @@ import { buildReport, UNATTRIBUTED, type ReportFill, type ReportFunding, type Re
 const MS = 1_000_000n;
 
 function fill(strategy: string, side: 'buy' | 'sell', size: number, price: number, atMs: number, more: Partial<ReportFill> = {}): ReportFill {
-  return { account: 'A', strategy, symbol: 'BTC-USD', side, price, size, feeUsd: 0, timeNs: BigInt(atMs) * MS, ...more };
+  return { account: 'A', epoch: null, strategy, symbol: 'BTC-USD', side, price, size, feeUsd: 0, timeNs: BigInt(atMs) * MS, ...more };
 }
 
 function funding(amountUsd: number, atMs: number, more: Partial<ReportFunding> = {}): ReportFunding {
-  return { account: 'A', symbol: 'BTC-USD', amountUsd, timeNs: BigInt(atMs) * MS, ...more };
+  return { account: 'A', epoch: null, symbol: 'BTC-USD', amountUsd, timeNs: BigInt(atMs) * MS, ...more };
 }
 
 function byStrategy(rows: ReportRow[]): Record<string, ReportRow> {
