@@ -1,5 +1,6 @@
 // Typed HTTP client of the venue: account queries, exchangeInfo, l2book and signed actions; keep-alive, timeouts, rate limits.
-// Invariants: only idempotent reads are retried; a signed action is sent once per call, never re-signed; cancels have their own budget.
+// Invariants: only idempotent reads are retried; a signed action is never re-signed, and sent again (the same bytes) only
+// after the venue refused it with HTTP 429 (it then changed nothing); cancels have their own budget and go first after a 429.
 
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -17,7 +18,7 @@ import { bookSchema, type Book } from '../protocol/v1/stream.js';
 import { backoffDelayMs, type BackoffOptions } from './backoff.js';
 import { exchangeInfoSchema, type MarketInfo } from './exchange-info.js';
 import { RawHttpPool } from './raw-http.js';
-import { realSleep, TokenBucket, type RateLimit, type Sleep } from './rate-limit.js';
+import { realSleep, RetryAfterGate, TokenBucket, type RateLimit, type Sleep } from './rate-limit.js';
 import { outcomeOf, type HttpAnswer, type SubmitOutcome } from './submit.js';
 
 export interface HttpClientOptions {
@@ -31,8 +32,14 @@ export interface HttpClientOptions {
   rateLimit?: RateLimit;
   /** Actions made only of cancels. Default 50/s, burst 100. */
   cancelRateLimit?: RateLimit;
-  /** Extra attempts of a failed read. Default 3. */
+  /** Extra attempts of a failed read (HTTP 429 answers not counted). Default 3. */
   readRetries?: number;
+  /**
+   * HTTP 429 is back-pressure: every request waits out the answer's Retry-After (DEFAULT_RETRY_AFTER_MS when absent),
+   * then the refused one is sent again. A request refused for longer than this in total (ms) gives up: a read throws,
+   * an action is `rejected` with httpStatus 429. Default 30 000.
+   */
+  rateLimitMaxWaitMs?: number;
   /** Delay between read attempts. Default 200 ms doubling to 5 s. */
   backoff?: BackoffOptions;
   /** Largest answer accepted, bytes. Default 64 MiB. */
@@ -56,6 +63,8 @@ export interface SubmitHooks {
 
 export interface HttpStats {
   requests: number;
+  /** Answers HTTP 429 (rate limited). */
+  rateLimited: number;
   readRetries: number;
   timeouts: number;
   outcomes: Record<SubmitOutcome['outcome'], number>;
@@ -72,7 +81,12 @@ class TransportFailure extends Error {
   }
 }
 
-const RETRYABLE = (status: number) => status === 408 || status === 429 || status >= 500;
+const RETRYABLE = (status: number) => status === 408 || status >= 500;
+
+/** The wait after a 429 without a readable Retry-After, ms. */
+export const DEFAULT_RETRY_AFTER_MS = 1_000;
+/** The shortest wait after a 429 (a `Retry-After: 0` still backs off a little), ms. */
+const MIN_RETRY_AFTER_MS = 50;
 
 export class HttpClient {
   /** Path of the base URL (ending in `/`), kept as text: no URL getter per request. */
@@ -91,7 +105,9 @@ export class HttpClient {
   private readonly target: { readonly protocol: string; readonly hostname: string; readonly port: string; readonly auth: string | undefined };
   private readonly normal: TokenBucket;
   private readonly cancels: TokenBucket;
-  readonly stats: HttpStats = { requests: 0, readRetries: 0, timeouts: 0, outcomes: { accepted: 0, rejected: 0, unknown: 0 } };
+  private readonly retryAfter: RetryAfterGate;
+  private readonly rateLimitMaxWaitMs: number;
+  readonly stats: HttpStats = { requests: 0, rateLimited: 0, readRetries: 0, timeouts: 0, outcomes: { accepted: 0, rejected: 0, unknown: 0 } };
 
   constructor(private readonly opts: HttpClientOptions) {
     const base = new URL(opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
@@ -129,6 +145,8 @@ export class HttpClient {
         : undefined;
     this.normal = new TokenBucket(opts.rateLimit ?? { perSecond: 20, burst: 40 }, clock, this.sleep);
     this.cancels = new TokenBucket(opts.cancelRateLimit ?? { perSecond: 50, burst: 100 }, clock, this.sleep);
+    this.retryAfter = new RetryAfterGate(clock, this.sleep);
+    this.rateLimitMaxWaitMs = opts.rateLimitMaxWaitMs ?? 30_000;
   }
 
   /** POST /account; throws TransportError after the retries, VenueRejectError on a 4xx, ValidationError on a malformed answer. */
@@ -155,16 +173,23 @@ export class HttpClient {
    * socket. Never throws for venue or transport failures: see SubmitOutcome.
    */
   async submit(request: SignedRequest, hooks?: SubmitHooks): Promise<SubmitOutcome> {
-    const bucket = request.encoded.cancelOnly ? this.cancels : this.normal;
-    if (!bucket.tryTake()) await bucket.take();
+    const cancelOnly = request.encoded.cancelOnly;
+    const bucket = cancelOnly ? this.cancels : this.normal;
     let outcome: SubmitOutcome;
-    try {
-      outcome = outcomeOf(this.dialect, request, await this.post(request.encoded.path, request.bodyText, hooks?.onWritten));
-    } catch (e) {
-      const f = e as TransportFailure;
-      outcome = f.written
-        ? { outcome: 'unknown', reason: f.message, request }
-        : { outcome: 'rejected', reason: `not sent: ${f.message}`, httpStatus: undefined, code: undefined, retryAfterMs: undefined };
+    for (let limitedMs = 0; ; ) {
+      if (this.retryAfter.shut) await this.retryAfter.wait(cancelOnly);
+      if (!bucket.tryTake()) await bucket.take();
+      try {
+        outcome = outcomeOf(this.dialect, request, await this.post(request.encoded.path, request.bodyText, hooks?.onWritten));
+      } catch (e) {
+        const f = e as TransportFailure;
+        outcome = f.written
+          ? { outcome: 'unknown', reason: f.message, request }
+          : { outcome: 'rejected', reason: `not sent: ${f.message}`, httpStatus: undefined, code: undefined, retryAfterMs: undefined };
+      }
+      if (outcome.outcome !== 'rejected' || outcome.httpStatus !== 429) break;
+      limitedMs += this.rateLimited(outcome.retryAfterMs);
+      if (limitedMs > this.rateLimitMaxWaitMs) break;
     }
     this.stats.outcomes[outcome.outcome]++;
     return outcome;
@@ -182,12 +207,22 @@ export class HttpClient {
 
   /** Closes the keep-alive sockets. */
   close(): void {
+    this.retryAfter.open();
     this.agent.destroy();
     this.raw?.close();
   }
 
+  /** Counts a 429 and shuts the gate for its Retry-After; returns that wait, ms. */
+  private rateLimited(retryAfterMs: number | undefined): number {
+    this.stats.rateLimited++;
+    const waitMs = Math.max(MIN_RETRY_AFTER_MS, retryAfterMs ?? DEFAULT_RETRY_AFTER_MS);
+    this.retryAfter.pause(waitMs);
+    return waitMs;
+  }
+
   private async read<T>(method: 'GET' | 'POST', path: string, body: string | undefined, parseBody: (json: unknown) => T): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0, limitedMs = 0; ; attempt++) {
+      if (this.retryAfter.shut) await this.retryAfter.wait(false);
       await this.normal.take();
       let answer: HttpAnswer | undefined;
       let failure: string;
@@ -195,6 +230,12 @@ export class HttpClient {
         answer = await this.send(method, path, body);
         if (answer.status === 200) return parseBody(parseJson(answer.body));
         failure = `HTTP ${answer.status}`;
+        if (answer.status === 429) {
+          limitedMs += this.rateLimited(answer.retryAfterMs);
+          if (limitedMs > this.rateLimitMaxWaitMs) throw new TransportError(`${method} ${path}: rate limited (HTTP 429) for over ${this.rateLimitMaxWaitMs} ms`);
+          attempt--;
+          continue;
+        }
         if (!RETRYABLE(answer.status)) {
           const e = safeParse(errorBodySchema, safeJson(answer.body));
           throw new VenueRejectError(`${method} ${path}: ${e.ok ? `${e.value.error.code}: ${e.value.error.message}` : failure}`);

@@ -1,5 +1,6 @@
-// Client-side token bucket: callers wait (in arrival order) until a token is free.
-// Invariant: never more than `burst` requests at once and `perSecond` sustained, measured on the injected clock.
+// Client-side token bucket: callers wait (in arrival order) until a token is free; the venue's own back-pressure
+// (HTTP 429 Retry-After) as a gate. Invariants: never more than `burst` requests at once and `perSecond` sustained,
+// measured on the injected clock; while the gate is shut nothing is sent, and when it opens cancels go first.
 
 import type { Clock } from '../core/clock.js';
 
@@ -62,5 +63,58 @@ export class TokenBucket {
       this.refill();
     }
     this.tokens -= 1;
+  }
+}
+
+/**
+ * Holds requests back while the venue asked to wait (HTTP 429 with Retry-After). When the wait is over, the waiting
+ * cancel-only requests are let through before every other request.
+ */
+export class RetryAfterGate {
+  /** Epoch ms until which requests wait; 0 when open (the request path reads only this field). */
+  private untilMs = 0;
+  /** Identifies the current wait: a wait lengthened by a later 429 ignores the end of the earlier one. */
+  private armed = 0;
+  private cancels: (() => void)[] = [];
+  private others: (() => void)[] = [];
+
+  constructor(
+    private readonly clock: Pick<Clock, 'nowMs'>,
+    private readonly sleep: Sleep = realSleep,
+  ) {}
+
+  /** True while requests must wait. */
+  get shut(): boolean {
+    return this.untilMs !== 0;
+  }
+
+  /** Shuts the gate for `ms` from now (a shorter wait than the current one changes nothing). */
+  pause(ms: number): void {
+    const now = this.clock.nowMs();
+    const until = now + ms;
+    if (until <= this.untilMs) return;
+    this.untilMs = until;
+    const armed = ++this.armed;
+    void this.sleep(ms).then(() => {
+      if (armed === this.armed) this.open();
+    });
+  }
+
+  /** Resolves once the gate is open; cancel-only requests are released first. */
+  wait(cancelOnly: boolean): Promise<void> {
+    if (!this.shut) return Promise.resolve();
+    return new Promise((resolve) => (cancelOnly ? this.cancels : this.others).push(resolve));
+  }
+
+  /** Opens now, releasing every waiter (the client is closing). */
+  open(): void {
+    this.armed++;
+    this.untilMs = 0;
+    const cancels = this.cancels;
+    const others = this.others;
+    this.cancels = [];
+    this.others = [];
+    for (const resolve of cancels) resolve();
+    for (const resolve of others) resolve();
   }
 }

@@ -41,14 +41,60 @@ describe('HttpClient.submit outcomes', () => {
     expect(outcome).toEqual({ outcome: 'accepted', response: { status: 'ok', response: { type: 'order', data: { statuses: [{ resting: { oid: key(0x44) } }] } } } });
   });
 
-  it('rejected: a status "error" envelope, a 4xx error body, a 429 with Retry-After', async () => {
+  it('rejected: a status "error" envelope, a 4xx error body', async () => {
     venue.answers.push({ status: 200, body: JSON.stringify({ status: 'error', response: { type: 'order', data: { statuses: [{ error: { message: 'bad signature' } }] } } }) });
     venue.answers.push({ status: 400, body: JSON.stringify({ status: 'error', error: { code: 'INVALID', message: 'orders: missing field' } }) });
-    venue.answers.push({ status: 429, body: JSON.stringify({ status: 'error', error: { code: 'RATE_LIMITED', message: 'too many requests' } }), headers: { 'retry-after': '2' } });
     expect(await http.submit(signed(PLACE))).toMatchObject({ outcome: 'rejected', reason: 'bad signature', httpStatus: 200 });
     expect(await http.submit(signed(PLACE))).toMatchObject({ outcome: 'rejected', reason: 'orders: missing field', code: 'INVALID', httpStatus: 400 });
-    expect(await http.submit(signed(PLACE))).toMatchObject({ outcome: 'rejected', code: 'RATE_LIMITED', httpStatus: 429, retryAfterMs: 2000 });
-    expect(venue.actionBodies).toHaveLength(3);
+    expect(venue.actionBodies).toHaveLength(2);
+  });
+
+  it('a 429 is back-pressure: Retry-After (seconds or HTTP date) is waited out and the same bytes are sent again; counted', async () => {
+    const limited = JSON.stringify({ status: 'error', error: { code: 'RATE_LIMITED', message: 'too many requests' } });
+    const inTenSeconds = new Date(Date.now() + 10_000).toUTCString();
+    venue.answers.push({ status: 429, body: limited, headers: { 'retry-after': '2' } }, { status: 429, body: limited, headers: { 'retry-after': inTenSeconds } });
+    venue.answers.push({ status: 200, body: OK([{ resting: { oid: key(0x44) } }]) });
+    const request = signed(PLACE);
+    expect(await http.submit(request)).toMatchObject({ outcome: 'accepted' });
+    expect(venue.actionBodies).toEqual([request.bodyText, request.bodyText, request.bodyText]);
+    expect(sleeps[0]).toBe(2000);
+    expect(sleeps[1]).toBeGreaterThan(8_000);
+    expect(sleeps[1]).toBeLessThanOrEqual(10_000);
+    expect(http.stats).toMatchObject({ rateLimited: 2, outcomes: { accepted: 1, rejected: 0, unknown: 0 } });
+  });
+
+  it('cancels waiting behind a 429 go first when the wait is over', async () => {
+    let wake: (() => void) | undefined;
+    const gated = new HttpClient({ baseUrl: venue.httpUrl, sleep: () => new Promise<void>((r) => (wake = r)) });
+    try {
+      venue.answers.push({ status: 429, body: '', headers: { 'retry-after': '1' } });
+      const first = signed(PLACE);
+      const placing = gated.submit(first);
+      await vi.waitFor(() => expect(wake).toBeDefined());
+      const later = signed(PLACE);
+      const cancel = signed(CANCEL);
+      const waiting = [gated.submit(later), gated.submit(cancel)];
+      expect(venue.actionBodies).toEqual([first.bodyText]);
+      venue.answers.push(...[0, 1, 2].map(() => ({ status: 200, body: OK([{ success: true }]) })));
+      wake!();
+      await Promise.all([placing, ...waiting]);
+      expect(venue.actionBodies[1]).toBe(cancel.bodyText);
+      expect(venue.actionBodies.slice(2).sort()).toEqual([first.bodyText, later.bodyText].sort());
+    } finally {
+      gated.close();
+    }
+  });
+
+  it('a 429 that outlasts rateLimitMaxWaitMs is rejected with its status', async () => {
+    const patient = new HttpClient({ baseUrl: venue.httpUrl, rateLimitMaxWaitMs: 1_500, sleep: async () => undefined });
+    try {
+      const limited = { status: 429, body: JSON.stringify({ status: 'error', error: { code: 'RATE_LIMITED', message: 'too many requests' } }), headers: { 'retry-after': '1' } };
+      venue.answers.push(limited, limited);
+      expect(await patient.submit(signed(PLACE))).toMatchObject({ outcome: 'rejected', httpStatus: 429, code: 'RATE_LIMITED', retryAfterMs: 1000 });
+      expect(patient.stats).toMatchObject({ rateLimited: 2, outcomes: { rejected: 1 } });
+    } finally {
+      patient.close();
+    }
   });
 
   it('unknown: HTTP 500, a timeout, the connection lost after sending, an unreadable 200; never retried by itself', async () => {
@@ -103,7 +149,7 @@ describe('HttpClient.warm (keep-warm dry run)', () => {
       await new Promise((r) => setTimeout(r, 30));
       expect(venue.requests.size).toBe(0);
       expect((venue as unknown as { conns: Set<unknown> }).conns.size).toBe(0); // not even a socket opened
-      expect(limited.stats).toEqual({ requests: 0, readRetries: 0, timeouts: 0, outcomes: { accepted: 0, rejected: 0, unknown: 0 } });
+      expect(limited.stats).toEqual({ requests: 0, rateLimited: 0, readRetries: 0, timeouts: 0, outcomes: { accepted: 0, rejected: 0, unknown: 0 } });
       venue.answers.push({ status: 200, body: OK([{ resting: { oid: key(0x44) } }]) });
       expect(await limited.submit(request)).toMatchObject({ outcome: 'accepted' });
       expect(text.mock.calls[5]).toEqual(['POST', '/api/v1/order', request.bodyText]);
@@ -119,13 +165,13 @@ describe('HttpClient.warm (keep-warm dry run)', () => {
 });
 
 describe('HttpClient reads', () => {
-  it('retries 5xx and 429 (honouring Retry-After) and then answers', async () => {
+  it('retries 5xx, waits out a 429 (honouring Retry-After, not counted as a retry), and then answers', async () => {
     venue.answers.push({ status: 503, body: '' }, { status: 429, body: '', headers: { 'retry-after': '3' } });
     venue.setBook('BTC-USD', [[100, 1]], [[101, 2]]);
     const book = await http.l2book('BTC-USD', 10);
     expect(book.levels).toEqual([[{ px: 100, sz: 1, n: 1 }], [{ px: 101, sz: 2, n: 1 }]]);
     expect(sleeps).toEqual([100, 3000]);
-    expect(http.stats.readRetries).toBe(2);
+    expect(http.stats).toMatchObject({ readRetries: 1, rateLimited: 1 });
   });
 
   it('gives up with a TransportError after the retries, and a 4xx is a VenueRejectError at once', async () => {
