@@ -22,12 +22,13 @@ import { CommitmentPool } from '../protocol/commitment-pool.js';
 import type { Keypair } from '../protocol/keys.js';
 import { NonceSource, NonceSources, type NonceStore } from '../protocol/nonce.js';
 import type { MessageSigner } from '../protocol/presigner.js';
-import { createRiskGate, riskConfig, type RiskConfigInput, type RiskEngine } from '../risk/index.js';
+import { countingGate, createRiskGate, DenialCounter, riskConfig, type RiskConfigInput, type RiskEngine } from '../risk/index.js';
 import { createStrategyContext, silentStrategyLogger } from '../strategy/context.js';
 import { StrategyHost } from '../strategy/host.js';
 import type { LoadedStrategy } from '../strategy/loader.js';
-import type { StrategyLogger } from '../strategy/api.js';
+import type { StrategyLogger, StrategyMetrics } from '../strategy/api.js';
 import { LiveRiskView } from './risk-view.js';
+import { StaleGuard } from './stale-guard.js';
 
 export interface TradingOptions {
   /** REST base URL ending in /api/v1. */
@@ -63,6 +64,10 @@ export interface TradingOptions {
   logger?: Logger;
   /** The logger of each strategy instance, and of the strategy host for `undefined` (default: silent). */
   strategyLogger?: (strategy: string | undefined) => StrategyLogger;
+  /** The metrics of each strategy instance (ctx.metrics; default: kept in memory). */
+  strategyMetrics?: (strategy: string) => StrategyMetrics;
+  /** Least time between two warnings about risk denials of one strategy and reason, ms (DenialCounter). Default 30000. */
+  denialLogIntervalMs?: number;
   /** Wraps the signed-action submitter (the daemon journals every batch before it is sent). */
   wrapSubmitter?: (inner: Submitter) => Submitter;
   /**
@@ -71,7 +76,13 @@ export interface TradingOptions {
    * data, and the first tick of the next burst is several times slower. 0 or absent: off (the daemon's default is 5).
    */
   keepWarmMs?: number;
-  /** How often timed risk rules (loss, disconnection) are re-evaluated, ms. Default 1000. */
+  /**
+   * Data-age bound of the streams, ms (WsConnectionOptions.silenceMs): a topic not heard from (data, or the pongs of its
+   * connection) within it is stale; then the quotes of its market (every market for the account topic) are pulled and
+   * held until data flows again. Default 3000.
+   */
+  staleAfterMs?: number;
+  /** How often timed risk rules (loss, disconnection) are re-evaluated and held-back denial warnings logged, ms. Default 1000. */
   riskEvaluateMs?: number;
   /** Called once execution exists, before it starts (reconciles): subscribe here to see every order event. */
   beforeStart?: (parts: TradingParts) => void;
@@ -93,12 +104,18 @@ export interface TradingSession {
   readonly accounts: AccountStreams;
   readonly host: StrategyHost;
   readonly risk: RiskEngine;
+  /** Risk decisions on each strategy's operations: denials by reason, since when all were denied. */
+  readonly denials: DenialCounter;
+  /** What risk reads: equity and today's PnL included. */
+  readonly riskView: LiveRiskView;
   readonly execution: Execution;
   readonly markets: ReadonlyMap<string, MarketInfo>;
   /** The markets the strategies declared. */
   readonly symbols: readonly string[];
   /** Latest account state, once the account stream delivered it. */
   accountState(): AccountState | undefined;
+  /** Stream topics without fresh data now, with why (their markets' quotes are pulled; readiness is off). */
+  staleTopics(): ReadonlyMap<string, string>;
   /** Stops the strategies, cancels the bot's orders (unless told not to) and closes the connections. */
   stop(opts?: { cancelOrders?: boolean; deadlineMs?: number }): Promise<StopReport>;
 }
@@ -133,6 +150,7 @@ export function commitmentPool(logger: Logger): CommitmentPool {
 /** What a session holds open: released by stop(), or at once when starting fails. */
 class Held {
   readonly subscriptions: Subscription[] = [];
+  guard: StaleGuard | undefined;
   view: LiveRiskView | undefined;
   ownCommitments: CommitmentPool | undefined;
   evaluate: ReturnType<typeof setInterval> | undefined;
@@ -147,6 +165,7 @@ class Held {
     clearInterval(this.evaluate);
     clearInterval(this.warm);
     this.view?.close();
+    this.guard?.close();
     for (const s of this.subscriptions) s.unsubscribe();
     this.pool.close();
     this.http.close();
@@ -160,7 +179,7 @@ export async function startTrading(opts: TradingOptions): Promise<TradingSession
   const logger = opts.logger ?? silentLogger;
   const held = new Held(
     new HttpClient({ baseUrl: opts.url, dialect: opts.dialect, clock, ...opts.http }),
-    new WsPool({ url: opts.wsUrl, dialect: opts.dialect, logger, clock }),
+    new WsPool({ url: opts.wsUrl, dialect: opts.dialect, logger, clock, ...(opts.staleAfterMs !== undefined && { silenceMs: opts.staleAfterMs }) }),
   );
   try {
     return await openSession(opts, clock, logger, held);
@@ -207,6 +226,7 @@ async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, h
     clock,
   }));
   const risk = createRiskGate(riskConfig(opts.risk), view, clock);
+  const denials = new DenialCounter({ log: logger, ...(opts.denialLogIntervalMs !== undefined && { logIntervalMs: opts.denialLogIntervalMs }) });
   const precomputed = opts.signing !== 'deterministic';
   const ownCommitments = (held.ownCommitments = precomputed && !opts.commitments ? commitmentPool(logger) : undefined);
   const commitments = precomputed ? (opts.commitments ?? ownCommitments) : undefined;
@@ -220,7 +240,7 @@ async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, h
     nonces: opts.nonceStore instanceof NonceSources ? opts.nonceStore.of(opts.key.publicKey) : new NonceSource({ signer: opts.key.publicKey, clock, store: opts.nonceStore }),
     submitter: opts.wrapSubmitter ? opts.wrapSubmitter(http) : http,
     queries: venueQueries(http),
-    risk,
+    risk: countingGate(risk, denials),
     clock,
     ...accountFeeds(pool, accounts, account),
     ...opts.execution,
@@ -230,12 +250,26 @@ async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, h
   const exec = execution;
   const strategyLog = opts.strategyLogger ?? (() => silentStrategyLogger);
   const host = new StrategyHost({ clock, onStopped: (name) => exec.cancelStrategy(name), log: strategyLog(undefined) });
-  subscriptions.push(host.intents$.subscribe((h) => exec.submit(h.strategy, h.intent, { arrivalNs: arrivals.of(h.intent) })));
+  const guard = new StaleGuard({
+    health$: pool.health$,
+    staleTopics: pool.staleTopics(),
+    account,
+    strategies: opts.strategies,
+    submit: (strategy, intent) => exec.submit(strategy, intent, { arrivalNs: arrivals.of(intent) }),
+    clock,
+    logger,
+  });
+  held.guard = guard;
+  subscriptions.push(host.intents$.subscribe((h) => guard.submit(h.strategy, h.intent)));
   subscriptions.push(host.routeOrderEvents(exec.events$()));
   opts.beforeStart?.({ execution: exec, accounts, account, http });
   await exec.start();
   for (const conn of pool.connections) subscriptions.push(conn.state$.subscribe((s) => risk.onConnection(s === 'open', clock.nowMs())));
-  const evaluate = (held.evaluate = setInterval(() => risk.evaluate(clock.nowMs()), opts.riskEvaluateMs ?? 1000));
+  const evaluate = (held.evaluate = setInterval(() => {
+    const nowMs = clock.nowMs();
+    risk.evaluate(nowMs);
+    denials.flush(nowMs);
+  }, opts.riskEvaluateMs ?? 1000));
   evaluate.unref();
   if (keepWarmMs > 0) {
     // One market per pass, in turn: the decoding code is the same for all of them.
@@ -259,6 +293,7 @@ async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, h
       clock,
       scheduler: asyncScheduler,
       log: strategyLog(s.name),
+      ...(opts.strategyMetrics && { metrics: opts.strategyMetrics(s.name) }),
     });
     host.start({ name: s.name, definition: s.definition, params: s.params, context, symbols: s.symbols });
   }
@@ -272,10 +307,13 @@ async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, h
     accounts,
     host,
     risk,
+    denials,
+    riskView: view,
     execution: exec,
     markets,
     symbols,
     accountState: () => state,
+    staleTopics: () => pool.staleTopics(),
     async stop(stopOpts = {}) {
       clearInterval(evaluate);
       await host.stopAll('shutdown');

@@ -2,6 +2,7 @@
 // every session's risk gate. Invariant: read-only views except kill/resume, which only move the trading state.
 
 import { killSwitchHandlers, tradingState } from '../../risk/index.js';
+import type { StrategyStatus } from '../../strategy/host.js';
 import type { TradingSession } from '../trading.js';
 import type { DaemonAccount } from './accounts.js';
 
@@ -10,20 +11,53 @@ export interface SessionEntry {
   readonly session: TradingSession;
 }
 
-/** Ready when running (not stopping), every stream connected, every execution reconciled and no gate halted. */
-export function readiness(running: boolean, sessions: readonly SessionEntry[]): { ready: boolean; reasons: string[] } {
+/** What readiness compares with the denials: the time now and how long all-denied may last. */
+export interface DenialReadiness {
+  /** Epoch ms. */
+  readonly nowMs: number;
+  /** telemetry.deniedNotReadyMs; 0: denials never affect readiness. */
+  readonly deniedNotReadyMs: number;
+}
+
+/** `LEVERAGE 152, ORDER_RATE 3`: counts by reason, largest first. */
+export function reasonCounts(byReason: Readonly<Record<string, number | undefined>>): string {
+  return Object.entries(byReason)
+    .filter((e): e is [string, number] => (e[1] ?? 0) > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(', ');
+}
+
+/** Seconds every order of a running strategy has been denied, or undefined when one passed since (or none was denied). */
+export function allDeniedSeconds(session: TradingSession, strategy: StrategyStatus, nowMs: number): number | undefined {
+  const since = strategy.state === 'running' ? session.denials.of(strategy.name).allDeniedSinceMs : undefined;
+  return since === undefined ? undefined : Math.max(0, nowMs - since) / 1000;
+}
+
+/**
+ * Ready when running (not stopping), every stream connected, every execution reconciled, no gate halted and
+ * no running strategy had every order denied for `denials.deniedNotReadyMs` or longer.
+ */
+export function readiness(running: boolean, sessions: readonly SessionEntry[], denials: DenialReadiness): { ready: boolean; reasons: string[] } {
   const reasons: string[] = running ? [] : ['stopping'];
   for (const { account, session } of sessions) {
     const down = session.pool.connections.filter((c) => c.state !== 'open').length;
     if (down > 0) reasons.push(`${account.name}: ${down} stream connection${down === 1 ? '' : 's'} not open`);
     if (session.execution.state !== 'running') reasons.push(`${account.name}: execution ${session.execution.state} (not reconciled)`);
+    for (const [topic, why] of session.staleTopics()) reasons.push(`${account.name}: stale stream ${topic} (${why})`);
     const trading = tradingState(session.risk);
     if (trading.state === 'HALTED') reasons.push(`${account.name}: trading halted (${trading.reason})`);
+    if (denials.deniedNotReadyMs === 0) continue;
+    for (const s of session.host.snapshot()) {
+      const seconds = allDeniedSeconds(session, s, denials.nowMs);
+      if (seconds === undefined || seconds * 1000 < denials.deniedNotReadyMs) continue;
+      reasons.push(`${account.name}: strategy ${s.name}: every order denied for ${Math.floor(seconds)} s (${reasonCounts(session.denials.of(s.name).byReason)})`);
+    }
   }
   return { ready: reasons.length === 0, reasons };
 }
 
-/** The /status document: per account its trading state, strategies, open orders and positions. */
+/** The /status document: per account its trading state, strategies (state, failures, risk denials), open orders and positions. */
 export function statusOf(sessions: readonly SessionEntry[], venueMode: 'local' | 'remote', venueUrl: string): unknown {
   return {
     venue: { mode: venueMode, url: venueUrl },
@@ -34,7 +68,16 @@ export function statusOf(sessions: readonly SessionEntry[], venueMode: 'local' |
         account: account.account,
         signer: account.key.publicKey,
         trading: tradingState(session.risk),
-        strategies: session.host.snapshot().map((s) => ({ name: s.name, state: s.state, reason: s.reason })),
+        strategies: session.host.snapshot().map((s) => {
+          const denials = session.denials.of(s.name);
+          return {
+            name: s.name,
+            state: s.state,
+            reason: s.reason ?? null,
+            failures: s.failures,
+            denials: { total: denials.total, byReason: denials.byReason, allDeniedSinceMs: denials.allDeniedSinceMs ?? null, lastDetail: denials.lastDetail },
+          };
+        }),
         openOrders: session.execution.openOrders().map((o) => ({
           strategy: o.strategy,
           orderId: o.orderId ?? null,
