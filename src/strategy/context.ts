@@ -1,4 +1,4 @@
-// Builds a StrategyContext from the market and account streams, plus the default logger and an in-memory metrics store.
+// Builds a StrategyContext from the market and account streams, plus the default logger and the metrics (in memory, or a backend such as the daemon's registry).
 // Invariants: a context only reads the strategy's markets and account; metric series per name stay bounded.
 
 import { filter, type Observable, type SchedulerLike } from 'rxjs';
@@ -101,11 +101,128 @@ export function createStrategyContext(opts: StrategyContextOptions): StrategyCon
 }
 
 // ---------------------------------------------------------------------------------------------
-// In-memory metrics
+// Metrics: declarations checked here, series kept by a backend (in memory, or the daemon's registry)
 
 const METRIC_NAME = /^[a-z_][a-z0-9_]*$/;
 
 export type MetricKind = 'counter' | 'gauge' | 'histogram';
+
+/** A metric as a strategy declared it (name and label names already checked). */
+export interface MetricDeclaration {
+  readonly name: string;
+  readonly kind: MetricKind;
+  readonly labelNames: readonly string[];
+  readonly help: string | undefined;
+  /** Histograms only. */
+  readonly buckets: readonly number[] | undefined;
+}
+
+/** One label combination of a metric. */
+export interface SeriesSink {
+  add(value: number): void;
+  set(value: number): void;
+  observe(value: number): void;
+}
+
+/** Where the series of a strategy's metrics live. */
+export interface MetricBackend {
+  /**
+   * Called once per declared name; the returned function once per new label combination (at most
+   * MAX_SERIES_PER_METRIC). Throws StrategyError when the name cannot be used.
+   */
+  metric(decl: MetricDeclaration): (labels: MetricLabels) => SeriesSink;
+}
+
+class BoundedMetric {
+  private readonly series = new Map<string, SeriesSink>();
+  private warned = false;
+
+  constructor(
+    readonly decl: MetricDeclaration,
+    private readonly make: (labels: MetricLabels) => SeriesSink,
+    private readonly log: StrategyLogger,
+  ) {}
+
+  /** The series of `labels` (created on first use), or undefined when the metric already has too many. */
+  at(labels: MetricLabels | undefined): SeriesSink | undefined {
+    const { name, labelNames } = this.decl;
+    // An unlabelled metric's one series, once made (counters sit on the intent path).
+    const plain = labels === undefined && labelNames.length === 0 ? this.series.get('') : undefined;
+    if (plain) return plain;
+    const given = labels ? Object.keys(labels) : [];
+    if (given.length !== labelNames.length || given.some((k) => !labelNames.includes(k))) {
+      throw new StrategyError(`metric ${name}: labels must be exactly [${labelNames.join(', ')}], got [${given.join(', ')}]`);
+    }
+    const key = seriesKey(labelNames, labels ?? {});
+    let s = this.series.get(key);
+    if (!s) {
+      if (this.series.size >= MAX_SERIES_PER_METRIC) {
+        if (!this.warned) this.log.warn({ metric: name, limit: MAX_SERIES_PER_METRIC }, 'metric has too many label combinations; new ones are dropped');
+        this.warned = true;
+        return undefined;
+      }
+      this.series.set(key, (s = this.make({ ...labels })));
+    }
+    return s;
+  }
+}
+
+function seriesKey(labelNames: readonly string[], labels: MetricLabels): string {
+  return labelNames.map((k) => labels[k]).join('\u0000');
+}
+
+/**
+ * StrategyMetrics over a backend. Throws StrategyError for a bad name, undeclared labels, a counter
+ * decreased, or one name asked for as two kinds.
+ */
+export class BoundedMetrics implements StrategyMetrics {
+  private readonly metrics = new Map<string, BoundedMetric>();
+
+  constructor(
+    private readonly backend: MetricBackend,
+    private readonly log: StrategyLogger = silentStrategyLogger,
+  ) {}
+
+  counter(name: string, opts?: MetricOptions): CounterMetric {
+    const m = this.metric(name, 'counter', opts);
+    return {
+      inc: (value = 1, labels) => {
+        if (value < 0) throw new StrategyError(`counter ${name} cannot decrease (inc by ${value})`);
+        m.at(labels)?.add(value);
+      },
+    };
+  }
+
+  gauge(name: string, opts?: MetricOptions): GaugeMetric {
+    const m = this.metric(name, 'gauge', opts);
+    return {
+      set: (value, labels) => m.at(labels)?.set(value),
+      inc: (value = 1, labels) => m.at(labels)?.add(value),
+      dec: (value = 1, labels) => m.at(labels)?.add(-value),
+    };
+  }
+
+  histogram(name: string, opts?: HistogramOptions): HistogramMetric {
+    const m = this.metric(name, 'histogram', opts);
+    return { observe: (value, labels) => m.at(labels)?.observe(value) };
+  }
+
+  private metric(name: string, kind: MetricKind, opts: HistogramOptions | undefined): BoundedMetric {
+    if (!METRIC_NAME.test(name)) throw new StrategyError(`metric name must be snake_case, got ${JSON.stringify(name)}`);
+    const labelNames = opts?.labelNames ?? [];
+    if (labelNames.length > MAX_LABEL_NAMES) throw new StrategyError(`metric ${name}: at most ${MAX_LABEL_NAMES} label names`);
+    for (const l of labelNames) if (!METRIC_NAME.test(l)) throw new StrategyError(`metric ${name}: label name must be snake_case, got ${JSON.stringify(l)}`);
+    const existing = this.metrics.get(name);
+    if (existing) {
+      if (existing.decl.kind !== kind) throw new StrategyError(`metric ${name} is a ${existing.decl.kind}, not a ${kind}`);
+      return existing;
+    }
+    const decl: MetricDeclaration = { name, kind, labelNames: [...labelNames], help: opts?.help, buckets: kind === 'histogram' && opts?.buckets ? [...opts.buckets] : undefined };
+    const m = new BoundedMetric(decl, this.backend.metric(decl), this.log);
+    this.metrics.set(name, m);
+    return m;
+  }
+}
 
 /** One series' value: the current value (counter, gauge) or count and sum (histogram). */
 export interface MetricSeries {
@@ -114,118 +231,59 @@ export interface MetricSeries {
   readonly count: number;
 }
 
-interface Series {
-  labels: MetricLabels;
-  value: number;
-  count: number;
-}
+class MemorySeries implements SeriesSink, MetricSeries {
+  value = 0;
+  count = 0;
 
-class MemoryMetric {
-  readonly series = new Map<string, Series>();
-  private warned = false;
+  constructor(readonly labels: MetricLabels) {}
 
-  constructor(
-    readonly name: string,
-    readonly kind: MetricKind,
-    readonly labelNames: readonly string[],
-    private readonly log: StrategyLogger,
-  ) {}
+  add(value: number): void {
+    this.value += value;
+  }
 
-  /** The series of `labels` (created on first use), or undefined when the metric already has too many. */
-  at(labels: MetricLabels | undefined): Series | undefined {
-    // An unlabelled metric's one series, once made (counters sit on the intent path).
-    const plain = labels === undefined && this.labelNames.length === 0 ? this.series.get('') : undefined;
-    if (plain) return plain;
-    const given = labels ? Object.keys(labels) : [];
-    if (given.length !== this.labelNames.length || given.some((k) => !this.labelNames.includes(k))) {
-      throw new StrategyError(`metric ${this.name}: labels must be exactly [${this.labelNames.join(', ')}], got [${given.join(', ')}]`);
-    }
-    const key = this.labelNames.map((k) => labels![k]).join('\u0000');
-    let s = this.series.get(key);
-    if (!s) {
-      if (this.series.size >= MAX_SERIES_PER_METRIC) {
-        if (!this.warned) this.log.warn({ metric: this.name, limit: MAX_SERIES_PER_METRIC }, 'metric has too many label combinations; new ones are dropped');
-        this.warned = true;
-        return undefined;
-      }
-      this.series.set(key, (s = { labels: { ...labels }, value: 0, count: 0 }));
-    }
-    return s;
+  set(value: number): void {
+    this.value = value;
+  }
+
+  observe(value: number): void {
+    this.value += value;
+    this.count++;
   }
 }
 
-/**
- * StrategyMetrics kept in memory (tests, and the default until prom-client is wired). Throws
- * StrategyError for a bad name, undeclared labels, or one name asked for as two kinds.
- */
-export class MemoryMetrics implements StrategyMetrics {
-  private readonly metrics = new Map<string, MemoryMetric>();
+/** The series of each metric, in memory. */
+class MemoryBackend implements MetricBackend {
+  readonly metrics = new Map<string, { readonly labelNames: readonly string[]; readonly series: Map<string, MemorySeries> }>();
 
-  constructor(private readonly log: StrategyLogger = silentStrategyLogger) {}
-
-  counter(name: string, opts?: MetricOptions): CounterMetric {
-    const m = this.metric(name, 'counter', opts);
-    return {
-      inc: (value = 1, labels) => {
-        if (value < 0) throw new StrategyError(`counter ${name} cannot decrease (inc by ${value})`);
-        const s = m.at(labels);
-        if (s) s.value += value;
-      },
+  metric(decl: MetricDeclaration): (labels: MetricLabels) => SeriesSink {
+    const series = new Map<string, MemorySeries>();
+    this.metrics.set(decl.name, { labelNames: decl.labelNames, series });
+    return (labels) => {
+      const s = new MemorySeries(labels);
+      series.set(seriesKey(decl.labelNames, labels), s);
+      return s;
     };
   }
+}
 
-  gauge(name: string, opts?: MetricOptions): GaugeMetric {
-    const m = this.metric(name, 'gauge', opts);
-    const add = (value: number, labels: MetricLabels | undefined) => {
-      const s = m.at(labels);
-      if (s) s.value += value;
-    };
-    return {
-      set: (value, labels) => {
-        const s = m.at(labels);
-        if (s) s.value = value;
-      },
-      inc: (value = 1, labels) => add(value, labels),
-      dec: (value = 1, labels) => add(-value, labels),
-    };
-  }
+/** StrategyMetrics kept in memory (tests, backtests, and the default of a context). */
+export class MemoryMetrics extends BoundedMetrics {
+  private readonly store: MemoryBackend;
 
-  histogram(name: string, opts?: HistogramOptions): HistogramMetric {
-    const m = this.metric(name, 'histogram', opts);
-    return {
-      observe: (value, labels) => {
-        const s = m.at(labels);
-        if (!s) return;
-        s.value += value;
-        s.count++;
-      },
-    };
+  constructor(log: StrategyLogger = silentStrategyLogger) {
+    const store = new MemoryBackend();
+    super(store, log);
+    this.store = store;
   }
 
   /** The series of `name` (empty when unknown); a histogram's `value` is the sum of its observations. */
   read(name: string): MetricSeries[] {
-    return [...(this.metrics.get(name)?.series.values() ?? [])].map((s) => ({ labels: s.labels, value: s.value, count: s.count }));
+    return [...(this.store.metrics.get(name)?.series.values() ?? [])].map((s) => ({ labels: s.labels, value: s.value, count: s.count }));
   }
 
   /** The value of one series of `name` (undefined when it has none). */
   value(name: string, labels: MetricLabels = {}): number | undefined {
-    const m = this.metrics.get(name);
-    if (!m) return undefined;
-    return m.series.get(m.labelNames.map((k) => labels[k]).join('\u0000'))?.value;
-  }
-
-  private metric(name: string, kind: MetricKind, opts: MetricOptions | undefined): MemoryMetric {
-    if (!METRIC_NAME.test(name)) throw new StrategyError(`metric name must be snake_case, got ${JSON.stringify(name)}`);
-    const labelNames = opts?.labelNames ?? [];
-    if (labelNames.length > MAX_LABEL_NAMES) throw new StrategyError(`metric ${name}: at most ${MAX_LABEL_NAMES} label names`);
-    for (const l of labelNames) if (!METRIC_NAME.test(l)) throw new StrategyError(`metric ${name}: label name must be snake_case, got ${JSON.stringify(l)}`);
-    const existing = this.metrics.get(name);
-    if (existing) {
-      if (existing.kind !== kind) throw new StrategyError(`metric ${name} is a ${existing.kind}, not a ${kind}`);
-      return existing;
-    }
-    const m = new MemoryMetric(name, kind, [...labelNames], this.log);
-    this.metrics.set(name, m);
-    return m;
+    const m = this.store.metrics.get(name);
+    return m?.series.get(seriesKey(m.labelNames, labels))?.value;
   }
 }

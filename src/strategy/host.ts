@@ -24,6 +24,8 @@ export interface StrategyStatus {
   readonly reason: string | undefined;
   /** Epoch ms of the last state change. */
   readonly sinceMs: number;
+  /** Runs of this strategy that ended `failed` since the host was made. */
+  readonly failures: number;
 }
 
 /** An intent with the strategy instance that emitted it. */
@@ -133,7 +135,7 @@ export class StrategyHost {
       throw new StrategyError(`strategy ${spec.name} is already ${existing.status.state}`);
     }
     const run = {};
-    const slot: Slot = existing ?? { name: spec.name, status: { name: spec.name, state: 'starting', reason: undefined, sinceMs: 0 }, run, subscription: undefined, symbols: new Set(), done: undefined };
+    const slot: Slot = existing ?? { name: spec.name, status: { name: spec.name, state: 'starting', reason: undefined, sinceMs: 0, failures: 0 }, run, subscription: undefined, symbols: new Set(), done: undefined };
     slot.run = run;
     slot.symbols = new Set(spec.symbols?.length ? spec.symbols : spec.context.symbols);
     slot.done = undefined;
@@ -258,7 +260,8 @@ export class StrategyHost {
   }
 
   private setState(slot: Slot, state: StrategyState, reason: string | undefined): void {
-    slot.status = { name: slot.name, state, reason, sinceMs: this.opts.clock.nowMs() };
+    const failures = slot.status.failures + (state === 'failed' ? 1 : 0);
+    slot.status = { name: slot.name, state, reason, sinceMs: this.opts.clock.nowMs(), failures };
     this.statuses.next([...this.slots.values()].map((s) => s.status));
     this.changes.next(slot.status);
   }

@@ -1,5 +1,6 @@
 // The daemon's Prometheus metrics: a private Registry with Node's default process metrics (unprefixed) and perpbot_*.
-// Invariants: base units (seconds, USD, base size, items); every label value comes from a fixed set or the configuration.
+// Invariants: base units (seconds, USD, base size, items); every label value comes from a fixed set or the configuration
+// (`account` is a config account name: state of one account is never summed with another's).
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { NON_TERMINAL_ORDER_STATUSES, TERMINAL_ORDER_STATUSES, type LocalOrderStatus } from '../core/intent.js';
@@ -47,17 +48,24 @@ export interface PerpbotMetrics {
   readonly framesInvalid: Counter<'kind'>;
   readonly streamDataAgeSeconds: Gauge<'topic'>;
   readonly bookUpdates: Counter<'symbol'>;
-  readonly positionBase: Gauge<'symbol'>;
-  readonly positionNotionalUsd: Gauge<'symbol'>;
-  readonly pnlUsd: Gauge<'symbol' | 'kind'>;
-  readonly fills: Counter<'symbol' | 'side'>;
-  readonly openOrders: Gauge;
-  readonly tradingState: Gauge<'state'>;
-  /** Sets perpbot_trading_state to 1 for `state` and 0 for the other states. */
-  setTradingState(state: TelemetryTradingState): void;
+  readonly positionBase: Gauge<'account' | 'symbol'>;
+  readonly positionNotionalUsd: Gauge<'account' | 'symbol'>;
+  readonly pnlUsd: Gauge<'account' | 'symbol' | 'kind'>;
+  readonly fills: Counter<'account' | 'symbol' | 'side'>;
+  readonly openOrders: Gauge<'account'>;
+  readonly equityUsd: Gauge<'account'>;
+  readonly marginUsedUsd: Gauge<'account'>;
+  readonly marginAvailableUsd: Gauge<'account'>;
+  readonly dailyPnlUsd: Gauge<'account'>;
+  readonly dailyLossLimitUsd: Gauge<'account'>;
+  readonly tradingState: Gauge<'account' | 'state'>;
+  /** Sets perpbot_trading_state of `account` to 1 for `state` and 0 for the other states. */
+  setTradingState(account: string, state: TelemetryTradingState): void;
   readonly up: Gauge;
   readonly ready: Gauge;
-  readonly strategyRunning: Gauge<'strategy'>;
+  readonly strategyRunning: Gauge<'account' | 'strategy'>;
+  readonly strategyFailures: Counter<'account' | 'strategy'>;
+  readonly strategyAllDeniedSeconds: Gauge<'account' | 'strategy'>;
   readonly signatures: Counter<'path'>;
   readonly signingCommitments: Gauge;
 }
@@ -80,11 +88,10 @@ export function createMetrics(): PerpbotMetrics {
   for (const outcome of SUBMIT_OUTCOMES) submitOutcomes.inc({ outcome }, 0);
   const signatures = counter('perpbot_signatures_total', 'Batch signatures by path: precomputed commitment, or deterministic when none was ready (count).', ['path']);
   for (const path of SIGNING_PATHS) signatures.inc({ path }, 0);
-  const tradingState = gauge('perpbot_trading_state', 'Trading state: 1 for the current state (ACTIVE, REDUCING, HALTED), 0 for the others.', ['state']);
-  const setTradingState = (current: TelemetryTradingState) => {
-    for (const state of TRADING_STATES) tradingState.set({ state }, state === current ? 1 : 0);
+  const tradingState = gauge('perpbot_trading_state', 'Trading state per account: 1 for the current state (ACTIVE, REDUCING, HALTED), 0 for the others.', ['account', 'state']);
+  const setTradingState = (account: string, current: TelemetryTradingState) => {
+    for (const state of TRADING_STATES) tradingState.set({ account, state }, state === current ? 1 : 0);
   };
-  for (const state of TRADING_STATES) tradingState.set({ state }, 0);
 
   return {
     registry,
@@ -110,16 +117,27 @@ export function createMetrics(): PerpbotMetrics {
     framesInvalid: counter('perpbot_ws_frames_invalid_total', 'Inbound WebSocket frames that could not be used, by kind (count).', ['kind']),
     streamDataAgeSeconds: gauge('perpbot_stream_data_age_seconds', 'Age of the latest data per stream topic (kind:symbol), seconds.', ['topic']),
     bookUpdates: counter('perpbot_book_updates_total', 'Order book updates applied, by symbol (count).', ['symbol']),
-    positionBase: gauge('perpbot_position_base', 'Signed position size by symbol, base units (long > 0).', ['symbol']),
-    positionNotionalUsd: gauge('perpbot_position_notional_usd', 'Signed position notional at the mark price by symbol, USD.', ['symbol']),
-    pnlUsd: gauge('perpbot_pnl_usd', 'PnL by symbol and kind (realized, unrealized), USD.', ['symbol', 'kind']),
-    fills: counter('perpbot_fills_total', 'Own fills by symbol and side (count).', ['symbol', 'side']),
-    openOrders: gauge('perpbot_open_orders', 'Open and pending orders of the bot, all symbols (count).'),
+    positionBase: gauge('perpbot_position_base', 'Signed position size by account and symbol, base units (long > 0).', ['account', 'symbol']),
+    positionNotionalUsd: gauge('perpbot_position_notional_usd', 'Signed position notional at the mark price by account and symbol, USD.', ['account', 'symbol']),
+    pnlUsd: gauge('perpbot_pnl_usd', 'PnL by account, symbol and kind (realized, unrealized), USD.', ['account', 'symbol', 'kind']),
+    fills: counter('perpbot_fills_total', 'Own fills by account, symbol and side (count).', ['account', 'symbol', 'side']),
+    openOrders: gauge('perpbot_open_orders', 'Open and pending orders of the bot per account, all symbols (count).', ['account']),
+    equityUsd: gauge('perpbot_equity_usd', 'Account equity (collateral + unrealized PnL) as risk sees it, USD.', ['account']),
+    marginUsedUsd: gauge('perpbot_margin_used_usd', 'Margin in use per account (venue margin update), USD.', ['account']),
+    marginAvailableUsd: gauge('perpbot_margin_available_usd', 'Balance available for new positions per account (venue margin update), USD.', ['account']),
+    dailyPnlUsd: gauge('perpbot_daily_pnl_usd', 'PnL since 00:00 UTC per account as the daily loss rule sees it, USD.', ['account']),
+    dailyLossLimitUsd: gauge('perpbot_daily_loss_limit_usd', 'Loss since 00:00 UTC that switches the account to REDUCING (risk.dailyLossLimitUsd), USD.', ['account']),
     tradingState,
     setTradingState,
     up: gauge('perpbot_up', '1 while the daemon runs its trading loop, else 0.'),
     ready: gauge('perpbot_ready', '1 while the daemon is ready (connected, reconciled, trading), else 0.'),
-    strategyRunning: gauge('perpbot_strategy_running', '1 while the configured strategy runs, else 0.', ['strategy']),
+    strategyRunning: gauge('perpbot_strategy_running', '1 while the configured strategy runs, else 0.', ['account', 'strategy']),
+    strategyFailures: counter('perpbot_strategy_failures_total', 'Runs of a strategy that ended failed (threw, errored or emitted an invalid intent) (count).', ['account', 'strategy']),
+    strategyAllDeniedSeconds: gauge(
+      'perpbot_strategy_all_denied_seconds',
+      'How long every order of a running strategy has been denied by risk, seconds (0 when its last order passed).',
+      ['account', 'strategy'],
+    ),
     signatures,
     signingCommitments: gauge('perpbot_signing_commitments', 'Precomputed Ed25519 commitments ready for batch signing (count).'),
   };

@@ -73,6 +73,8 @@ export interface DaemonConfig {
     dialect: Dialect;
     /** Default testnet. */
     network: Network;
+    /** Stream data older than this (no data and no pong) is stale: quotes pulled, readiness off, ms. Default 3000. */
+    staleAfterMs: number;
     /** The embedded venue's settings (used when mode is local). Default {}. */
     local: VenueConfig;
   };
@@ -117,6 +119,10 @@ export interface DaemonConfig {
     token: string | undefined;
     /** Interval of the status line, ms; 0 prints none. Default 10000. */
     statusIntervalMs: number;
+    /** Readiness turns false while every order of a strategy has been denied by risk this long, ms; 0: never. Default 30000. */
+    deniedNotReadyMs: number;
+    /** Least time between two warnings about risk denials of one strategy and reason, ms. Default 30000. */
+    denialLogIntervalMs: number;
   };
   log: { level: LogLevel };
   shutdown: {
@@ -199,6 +205,7 @@ const venueSchema: Schema<DaemonConfig['venue']> = defaulted(
     wsUrl: optional(string({ maxLength: 2048, pattern: /^wss?:\/\/[^\s/?#]+\S*$/, patternName: 'a ws:// or wss:// URL' })),
     dialect: withDefault(literal(...DIALECTS), 'v1'),
     network: withDefault(literal(...NETWORKS), 'testnet'),
+    staleAfterMs: withDefault(integer(100, 60_000), 3_000),
     local: defaulted(venueConfigSchema),
   }),
 );
@@ -234,6 +241,8 @@ const fileSchema = complete({
       port: withDefault(integer(0, 65_535), DEFAULT_CONTROL_PORT),
       token: transform(optional(string({ maxLength: 1024 })), (v) => v || undefined),
       statusIntervalMs: withDefault(integer(0, 86_400_000), 10_000),
+      deniedNotReadyMs: withDefault(integer(0, 86_400_000), 30_000),
+      denialLogIntervalMs: withDefault(integer(1_000, 86_400_000), 30_000),
     }),
   ),
   log: defaulted(complete({ level: withDefault(literal(...LOG_LEVELS), 'info') })),

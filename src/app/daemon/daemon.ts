@@ -18,7 +18,7 @@ import { commitmentPool, startTrading, type TradingSession } from '../trading.js
 import { venueOptions } from '../venue-config.js';
 import { loadAccounts, prepareAccounts, reportNonceLead, type DaemonAccount } from './accounts.js';
 import { control, readiness, statusOf, type SessionEntry } from './control.js';
-import { wireMetrics } from './metrics.js';
+import { RegistryMetricBackends, wireMetrics } from './metrics.js';
 import { journalingSubmitter, recordSnapshots, recordTrading, snapshotAccount } from './recording.js';
 import { resolveUnresolvedBatches } from './resolve.js';
 import { StatusLine } from './status-line.js';
@@ -77,6 +77,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     await prepareAccounts(accounts, { http: setupHttp, dialect, network, nonces, log });
 
     const metrics = createMetrics();
+    const strategyMetrics = new RegistryMetricBackends(metrics.registry);
     const commitments = config.execution.signing === 'precomputed' ? commitmentPool(componentLogger(logger, 'execution')) : undefined;
     if (commitments) closers.push(() => commitments.close());
     const sessions: SessionEntry[] = [];
@@ -90,12 +91,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     for (const account of accounts) {
       const mine = config.strategies.flatMap((c, i) => (c.account === account.name ? [opts.strategies[i]!] : []));
       if (mine.length === 0) continue;
-      sessions.push({ account, session: await startSession(opts, account, mine, { url, wsUrl, journal, nonces, metrics, commitments, recordings }) });
+      sessions.push({ account, session: await startSession(opts, account, mine, { url, wsUrl, journal, nonces, metrics, strategyMetrics, commitments, recordings }) });
     }
     reportNonceLead(accounts, nonces, { registry: metrics.registry, log });
     for (const { session } of sessions) recordings.push(recordSnapshots(journal, session, { snapshotEveryMs: 60_000, log: componentLogger(logger, 'journal'), clock }));
     let ready = true;
-    const unwire = wireMetrics(metrics, sessions, clock, () => readiness(ready, sessions).ready, commitments);
+    const isReady = () => readiness(ready, sessions, { nowMs: clock.nowMs(), deniedNotReadyMs: config.telemetry.deniedNotReadyMs });
+    const unwire = wireMetrics(metrics, sessions, clock, () => isReady().ready, commitments);
     const disposers = sessions.map(({ session }) => onSignal(session.risk, 'SIGUSR2'));
 
     const server: ControlServer = await startControlServer({
@@ -103,7 +105,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       port: config.telemetry.port,
       token: config.telemetry.token,
       metrics,
-      ready: () => readiness(ready, sessions),
+      ready: isReady,
       status: () => statusOf(sessions, venue ? 'local' : 'remote', url),
       ...control(sessions),
       logger: componentLogger(logger, 'control'),
@@ -119,7 +121,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       log.info({ cpu: dedicated.cpu }, 'event loop on a dedicated CPU');
     }
     const metricsUrl = `${server.url}/metrics`;
-    const status = new StatusLine(sessions, opts.out);
+    const status = new StatusLine(sessions, opts.out, clock);
     const statusTimer = config.telemetry.statusIntervalMs > 0 ? setInterval(() => status.print(), config.telemetry.statusIntervalMs) : undefined;
 
     banner(opts.out, { venue: venue ? `local venue ${url} (WebSocket ${wsUrl})` : `${url} (WebSocket ${wsUrl})`, dialect, network, accounts, sessions, metricsUrl, journal: config.journal.path });
@@ -129,7 +131,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     return {
       venueUrl: url,
       metricsUrl,
-      readiness: () => readiness(ready, sessions),
+      readiness: isReady,
       stop(reason) {
         stopping ??= (async () => {
           ready = false;
@@ -169,6 +171,7 @@ interface SessionDeps {
   journal: Journal;
   nonces: NonceSources;
   metrics: ReturnType<typeof createMetrics>;
+  strategyMetrics: RegistryMetricBackends;
   commitments: CommitmentPool | undefined;
   /** Where the session's order and fill recorder goes (started before the session, so start-up events are kept). */
   recordings: Subscription[];
@@ -202,11 +205,14 @@ function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: L
     },
     signing: config.execution.signing,
     keepWarmMs: config.latency.keepWarmMs,
+    staleAfterMs: config.venue.staleAfterMs,
     commitments: deps.commitments,
     metrics: deps.metrics,
     clock,
     logger: componentLogger(sessionLog, 'execution'),
     strategyLogger: (name) => (name === undefined ? componentLogger(sessionLog, 'strategy-host') : strategyLogger(sessionLog, name)),
+    strategyMetrics: (name) => deps.strategyMetrics.forStrategy(account.name, name, strategyLogger(sessionLog, name)),
+    denialLogIntervalMs: config.telemetry.denialLogIntervalMs,
     wrapSubmitter: (inner) => journalingSubmitter(deps.journal, account.account, clock, inner),
     beforeStart: (parts) => deps.recordings.push(recordTrading(deps.journal, parts, { venue: deps.url, clock, log: componentLogger(sessionLog, 'journal') })),
   });

@@ -1,16 +1,24 @@
 // Connects the trading sessions to the Prometheus metrics: execution hooks on the hot path, stream counters by
-// subscription, and gauges refreshed from state just before each scrape. Invariant: label values come from config.
+// subscription, gauges refreshed from state just before each scrape, and the metrics strategies create (ctx.metrics).
+// Invariant: label values come from config (account, symbol, strategy names) or a strategy's bounded label sets.
 
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
 import type { Clock } from '../../core/clock.js';
+import { StrategyError } from '../../core/errors.js';
 import type { CommitmentPool } from '../../protocol/commitment-pool.js';
 import { Presigner } from '../../protocol/presigner.js';
 import { tradingState } from '../../risk/index.js';
-import type { TradingState } from '../../risk/types.js';
+import type { MetricLabels, StrategyLogger, StrategyMetrics } from '../../strategy/api.js';
+import { BoundedMetrics, type MetricBackend, type MetricDeclaration, type SeriesSink } from '../../strategy/context.js';
 import type { PerpbotMetrics } from '../../telemetry/index.js';
-import type { SessionEntry } from './control.js';
+import { allDeniedSeconds, type SessionEntry } from './control.js';
 
-const SEVERITY: Record<TradingState, number> = { ACTIVE: 0, REDUCING: 1, HALTED: 2 };
+/** Prefix of every metric a strategy creates: `quote_sets_total` is exported as `perpbot_strategy_quote_sets_total`. */
+export const STRATEGY_METRIC_PREFIX = 'perpbot_strategy_';
+
+/** Labels the daemon adds to every strategy metric (a strategy cannot declare them). */
+const DAEMON_LABELS = ['account', 'strategy'] as const;
 
 /** Adds `now - before` of a monotonically growing total to a counter. */
 class Delta {
@@ -23,6 +31,64 @@ class Delta {
   }
 }
 
+type PromMetric = Counter<string> | Gauge<string> | Histogram<string>;
+
+/**
+ * The registry side of strategy metrics, shared by every strategy of the daemon: one prom-client metric per
+ * name (instances of one strategy module share it, told apart by `account` and `strategy`).
+ */
+export class RegistryMetricBackends {
+  private readonly metrics = new Map<string, { readonly decl: MetricDeclaration; readonly metric: PromMetric }>();
+
+  constructor(private readonly registry: Registry) {}
+
+  /** StrategyMetrics of one strategy instance, exported with `account` and `strategy` labels. */
+  forStrategy(account: string, strategy: string, log: StrategyLogger): StrategyMetrics {
+    const backend: MetricBackend = { metric: (decl) => this.series(decl, { account, strategy }) };
+    return new BoundedMetrics(backend, log);
+  }
+
+  private series(decl: MetricDeclaration, own: Record<(typeof DAEMON_LABELS)[number], string>): (labels: MetricLabels) => SeriesSink {
+    const reserved = decl.labelNames.find((l) => (DAEMON_LABELS as readonly string[]).includes(l));
+    if (reserved !== undefined) throw new StrategyError(`metric ${decl.name}: label ${reserved} is added by the daemon; choose another name`);
+    const metric = this.promMetric(decl);
+    const ignore = () => undefined;
+    return (labels) => {
+      const values = { ...labels, ...own };
+      if (metric instanceof Histogram) {
+        const h = metric.labels(values);
+        return { add: ignore, set: ignore, observe: (v) => h.observe(v) };
+      }
+      if (metric instanceof Gauge) {
+        const g = metric.labels(values);
+        return { add: (v) => g.inc(v), set: (v) => g.set(v), observe: ignore };
+      }
+      const c = metric.labels(values);
+      return { add: (v) => c.inc(v), set: ignore, observe: ignore };
+    };
+  }
+
+  private promMetric(decl: MetricDeclaration): PromMetric {
+    const name = STRATEGY_METRIC_PREFIX + decl.name;
+    const known = this.metrics.get(name);
+    if (known) {
+      const same = known.decl.kind === decl.kind && known.decl.labelNames.join() === decl.labelNames.join();
+      if (!same) {
+        throw new StrategyError(
+          `metric ${decl.name}: already a ${known.decl.kind} with labels [${known.decl.labelNames.join(', ')}] (another strategy declared it); declare it the same way or choose another name`,
+        );
+      }
+      return known.metric;
+    }
+    if (this.registry.getSingleMetric(name)) throw new StrategyError(`metric ${decl.name}: ${name} is one of the daemon's own metrics; choose another name`);
+    const config = { name, help: decl.help ?? `${decl.name} (strategy metric)`, labelNames: [...decl.labelNames, ...DAEMON_LABELS], registers: [this.registry] };
+    const metric: PromMetric =
+      decl.kind === 'counter' ? new Counter(config) : decl.kind === 'gauge' ? new Gauge(config) : new Histogram({ ...config, ...(decl.buckets && { buckets: [...decl.buckets] }) });
+    this.metrics.set(name, { decl, metric });
+    return metric;
+  }
+}
+
 /**
  * Subscribes the stream counters and registers the scrape-time refresh of every gauge; `ready` answers the
  * daemon's readiness. Returns the function that detaches everything.
@@ -31,66 +97,74 @@ export function wireMetrics(m: PerpbotMetrics, sessions: readonly SessionEntry[]
   const subscriptions: Subscription[] = [];
   const lastDataMs = new Map<string, number>();
   const marks = new Map<string, number>();
-  const symbols = new Set<string>();
   const seen = (topic: string) => lastDataMs.set(topic, clock.nowMs());
+  const symbols = new Set(sessions.flatMap(({ session }) => session.symbols));
+  for (const symbol of symbols) {
+    const { session } = sessions.find((e) => e.session.symbols.includes(symbol))!;
+    subscriptions.push(
+      session.market.bookChanges$(symbol).subscribe(() => {
+        m.bookUpdates.inc({ symbol });
+        seen(`l2book:${symbol}`);
+      }),
+      session.market.ticker$(symbol).subscribe((t) => {
+        marks.set(symbol, t.markPrice);
+        seen(`ticker:${symbol}`);
+      }),
+    );
+  }
   for (const { account, session } of sessions) {
-    for (const symbol of session.symbols) {
-      symbols.add(symbol);
-      subscriptions.push(
-        session.market.bookChanges$(symbol).subscribe(() => {
-          m.bookUpdates.inc({ symbol });
-          seen(`l2book:${symbol}`);
-        }),
-        session.market.ticker$(symbol).subscribe((t) => {
-          marks.set(symbol, t.markPrice);
-          seen(`ticker:${symbol}`);
-        }),
-      );
-    }
     subscriptions.push(
       session.accounts.state$(session.account).subscribe(() => seen(`account:${account.name}`)),
-      session.accounts.fills$(session.account).subscribe((f) => m.fills.inc({ symbol: f.symbol, side: f.isBuy ? 'buy' : 'sell' })),
+      session.accounts.fills$(session.account).subscribe((f) => m.fills.inc({ account: account.name, symbol: f.symbol, side: f.isBuy ? 'buy' : 'sell' })),
     );
   }
 
   const reconnects = new Delta();
   const frames = new Delta();
   const signatures = new Delta();
+  const failures = new Delta();
   let attached = true;
   m.up.set(1);
   m.onCollect(() => {
     if (!attached) return;
     const now = clock.nowMs();
     for (const [topic, at] of lastDataMs) m.streamDataAgeSeconds.set({ topic }, (now - at) / 1000);
-    let open = 0;
-    let worst: TradingState = 'ACTIVE';
-    const position = new Map<string, { size: number; realized: number; unrealized: number }>();
     for (const { account, session } of sessions) {
-      open += session.execution.openOrderCount();
-      const state = tradingState(session.risk).state;
-      if (SEVERITY[state] > SEVERITY[worst]) worst = state;
+      const labels = { account: account.name };
+      m.openOrders.set(labels, session.execution.openOrderCount());
+      m.setTradingState(account.name, tradingState(session.risk).state);
       for (const [i, c] of session.pool.connections.entries()) reconnects.add(`${account.name}/${i}`, Math.max(0, c.stats.opens - 1), (n) => m.wsReconnects.inc(n));
       for (const [kind, n] of Object.entries(session.pool.stats.invalidFrames)) frames.add(`${account.name}/${kind}`, n, (d) => m.framesInvalid.inc({ kind }, d));
-      for (const p of session.accountState()?.positions.values() ?? []) {
-        const sum = position.get(p.symbol) ?? { size: 0, realized: 0, unrealized: 0 };
-        position.set(p.symbol, { size: sum.size + p.size, realized: sum.realized + p.realizedPnl, unrealized: sum.unrealized + (p.unrealizedPnl ?? 0) });
+      const state = session.accountState();
+      for (const symbol of session.symbols) {
+        const p = state?.positions.get(symbol);
+        const at = { account: account.name, symbol };
+        m.positionBase.set(at, p?.size ?? 0);
+        m.positionNotionalUsd.set(at, (p?.size ?? 0) * (marks.get(symbol) ?? 0));
+        m.pnlUsd.set({ ...at, kind: 'realized' }, p?.realizedPnl ?? 0);
+        m.pnlUsd.set({ ...at, kind: 'unrealized' }, p?.unrealizedPnl ?? 0);
       }
-      for (const s of session.host.snapshot()) m.strategyRunning.set({ strategy: s.name }, s.state === 'running' ? 1 : 0);
+      const equity = session.riskView.equityUsd();
+      if (equity !== undefined) m.equityUsd.set(labels, equity);
+      if (state?.margin) {
+        m.marginUsedUsd.set(labels, state.margin.marginUsed);
+        m.marginAvailableUsd.set(labels, state.margin.availableBalance);
+      }
+      m.dailyPnlUsd.set(labels, session.riskView.pnlTodayUsd());
+      m.dailyLossLimitUsd.set(labels, session.risk.config.dailyLossLimitUsd);
+      for (const s of session.host.snapshot()) {
+        const at = { account: account.name, strategy: s.name };
+        m.strategyRunning.set(at, s.state === 'running' ? 1 : 0);
+        m.strategyFailures.inc(at, 0);
+        failures.add(s.name, s.failures, (n) => m.strategyFailures.inc(at, n));
+        m.strategyAllDeniedSeconds.set(at, allDeniedSeconds(session, s, now) ?? 0);
+      }
       if (session.signer instanceof Presigner) {
         signatures.add(`${account.name}/precomputed`, session.signer.precomputedCount, (n) => m.signatures.inc({ path: 'precomputed' }, n));
         signatures.add(`${account.name}/deterministic`, session.signer.deterministicCount, (n) => m.signatures.inc({ path: 'deterministic' }, n));
       }
     }
     if (commitments) m.signingCommitments.set(commitments.size);
-    for (const symbol of symbols) {
-      const p = position.get(symbol) ?? { size: 0, realized: 0, unrealized: 0 };
-      m.positionBase.set({ symbol }, p.size);
-      m.positionNotionalUsd.set({ symbol }, p.size * (marks.get(symbol) ?? 0));
-      m.pnlUsd.set({ symbol, kind: 'realized' }, p.realized);
-      m.pnlUsd.set({ symbol, kind: 'unrealized' }, p.unrealized);
-    }
-    m.openOrders.set(open);
-    m.setTradingState(worst);
     m.ready.set(ready() ? 1 : 0);
   });
   return () => {
@@ -100,4 +174,3 @@ export function wireMetrics(m: PerpbotMetrics, sessions: readonly SessionEntry[]
     for (const s of subscriptions) s.unsubscribe();
   };
 }
-

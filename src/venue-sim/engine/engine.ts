@@ -140,9 +140,10 @@ export class Engine {
     if (units <= 0) return { depositFailed: { message: 'amount below the smallest unit' } };
     const a = st.account(user);
     a.lastFaucetNs = st.nowNs;
-    a.balance += units;
-    a.deposits += units;
-    st.depositsUnits += units;
+    const credit = BigInt(units);
+    a.balance += credit;
+    a.deposits += credit;
+    st.depositsUnits += credit;
     st.touch(a, null);
     this.settle();
     return { deposit: { amount: units / st.quoteScale } };
@@ -365,8 +366,8 @@ export class Engine {
   /** Exact integer ledger; deposits = balances + feesCollected − openCost always holds. */
   audit(): LedgerAudit {
     const st = this.st;
-    let balances = 0;
-    let openCost = 0;
+    let balances = 0n;
+    let openCost = 0n;
     const net: Record<string, number> = {};
     for (const m of st.markets) net[m.symbol] = 0;
     for (const a of st.accounts.values()) {
@@ -430,7 +431,7 @@ export class Engine {
       if (n !== a.openOrders) problems.push(`${a.key}: open order count`);
       a.positions.forEach((p, i) => {
         if (p.buyOpenLots !== buy[i] || p.sellOpenLots !== sell[i]) problems.push(`${a.key}: exposure of ${p.market.symbol}`);
-        if ((p.lots === 0) !== (p.cost === 0) && p.cost !== 0) problems.push(`${a.key}: cost without position`);
+        if (p.lots === 0 && p.cost !== 0n) problems.push(`${a.key}: cost without position`);
         if ((p.lots !== 0) !== p.market.holders.has(a)) problems.push(`${a.key}: holder set of ${p.market.symbol}`);
       });
     }

@@ -1,6 +1,7 @@
 // Mutable engine state and the primitive state changes every module composes: rest, cancel, trade, fill, flush.
 // Invariant: every status change of an order emits exactly one orderUpdate, in the order applied; ended orders' objects are reused.
 
+import { roundDiv, unitsToUsd } from '../decimals.js';
 import { Account, computeRisk, newRisk, type Position, type Risk } from './accounts.js';
 import { KIND_TEXT, Order, TIF_TEXT, type Level, type BookSide } from './book.js';
 import { Prng } from './ids.js';
@@ -36,9 +37,9 @@ export class State {
   events: EngineEvent[] = [];
   nowNs = 0n;
   slot = 0;
-  depositsUnits = 0;
-  feesCollectedUnits = 0;
-  fundingNetUnits = 0;
+  depositsUnits = 0n;
+  feesCollectedUnits = 0n;
+  fundingNetUnits = 0n;
   /**
    * accounts whose positions or balance changed since the last flush: the first `dirtyCount` entries (kept as a
    * count, since truncating the array would free its backing store only for the next push to allocate it again)
@@ -227,7 +228,7 @@ export class State {
     taker.filledValue += value;
     this.applyFill(maker.account, m, maker.isBuy, lots, ticks, makerFee, 'normal');
     this.applyFill(taker.account, m, taker.isBuy, lots, ticks, takerFee, takerReason);
-    this.feesCollectedUnits += makerFee + takerFee;
+    this.feesCollectedUnits += BigInt(makerFee) + BigInt(takerFee);
     this.recordFill(maker.account, maker, maker.id, taker, lots, ticks, makerFee, takerFee, takerReason);
     maker.updatedNs = this.nowNs;
     if (maker.remLots === 0) {
@@ -267,20 +268,21 @@ export class State {
     this.events.push({ type: 'fill', fill });
   }
 
-  /** Books one side of a trade on the account: position, entry cost, realized PnL, fee. */
+  /** Books one side of a trade on the account: position, entry cost, realized PnL, fee (an integer of quote units). */
   applyFill(a: Account, m: Market, isBuy: boolean, lots: number, ticks: number, fee: number, reason: CloseReason): void {
     const p = a.positions[m.index]!;
-    const k = m.unitsPerTickLot;
+    const k = m.unitsPerTickLotBig;
     const before = p.lots;
     let open = lots;
-    let openFee = fee;
-    a.balance -= fee;
-    a.fees += fee;
+    const feeUnits = BigInt(fee);
+    let openFee = feeUnits;
+    a.balance -= feeUnits;
+    a.fees += feeUnits;
     if (before !== 0 && before > 0 !== isBuy) {
       const abs = before > 0 ? before : -before;
       const q = lots < abs ? lots : abs;
-      const removed = q === abs ? p.cost : Math.round((p.cost * q) / abs);
-      const exit = ticks * q * k;
+      const removed = q === abs ? p.cost : roundDiv(p.cost * BigInt(q), BigInt(abs));
+      const exit = BigInt(ticks) * BigInt(q) * k;
       const pnl = before > 0 ? exit - removed : removed - exit;
       p.cost -= removed;
       p.realized += pnl;
@@ -289,9 +291,9 @@ export class State {
       p.closeValue += ticks * q;
       p.closeLots += q;
       p.volumeLots += q;
-      const closeFee = q === lots ? fee : Math.round((fee * q) / lots);
+      const closeFee = q === lots ? feeUnits : roundDiv(feeUnits * BigInt(q), BigInt(lots));
       p.fees += closeFee;
-      openFee = fee - closeFee;
+      openFee = feeUnits - closeFee;
       p.lots = isBuy ? before + q : before - q;
       open = lots - q;
       if (p.lots === 0) {
@@ -304,7 +306,7 @@ export class State {
         p.resetLifecycle(this.nowNs);
         m.holders.add(a);
       }
-      p.cost += ticks * open * k;
+      p.cost += BigInt(ticks) * BigInt(open) * k;
       p.lots += isBuy ? open : -open;
       p.openValue += ticks * open;
       p.openLots += open;
@@ -335,9 +337,9 @@ export class State {
       totalVolume: m.size(p.volumeLots),
       avgOpenPrice: m.avgPrice(p.openValue, p.openLots),
       avgClosePrice: m.avgPrice(p.closeValue, p.closeLots),
-      realizedPnl: p.realized / qs,
-      fees: p.fees / qs,
-      funding: p.funding / qs,
+      realizedPnl: unitsToUsd(p.realized, qs),
+      fees: unitsToUsd(p.fees, qs),
+      funding: unitsToUsd(p.funding, qs),
       openTime: p.openNs,
       closeTime: this.nowNs,
       closeReason: reason,
@@ -349,7 +351,7 @@ export class State {
   entryPrice(p: Position): number {
     const m = p.market;
     const abs = p.lots > 0 ? p.lots : -p.lots;
-    return abs === 0 ? 0 : (p.cost * m.tick.mantissa) / (abs * m.unitsPerTickLot * m.tick.scale);
+    return abs === 0 ? 0 : (Number(p.cost) * m.tick.mantissa) / (abs * m.unitsPerTickLot * m.tick.scale);
   }
 
   /**
@@ -380,28 +382,28 @@ export class State {
           symbol: m.symbol,
           size,
           price: this.entryPrice(p),
-          realizedPnl: p.realized / qs,
-          unrealizedPnl: p.lots === 0 ? 0 : size * mark - p.signedCost() / qs,
+          realizedPnl: unitsToUsd(p.realized, qs),
+          unrealizedPnl: p.lots === 0 ? 0 : size * mark - unitsToUsd(p.signedCost(), qs),
           leverage: a.leverage[m.index]!,
           markPrice: mark,
           notional: Math.abs(size) * mark,
-          fees: p.fees / qs,
-          funding: p.funding / qs,
+          fees: unitsToUsd(p.fees, qs),
+          funding: unitsToUsd(p.funding, qs),
           timestamp: this.nowNs,
         });
       }
       this.events.push({
         type: 'marginUpdate',
         account: a.key,
-        totalBalance: a.balance / qs,
+        totalBalance: unitsToUsd(a.balance, qs),
         availableBalance: r.equity - r.initialMargin,
         marginUsed: r.initialMargin,
         maintenanceMargin: r.maintenanceMargin,
         notional: r.notional,
-        realizedPnl: a.realized / qs,
+        realizedPnl: unitsToUsd(a.realized, qs),
         unrealizedPnl: r.unrealized,
-        fees: a.fees / qs,
-        funding: a.funding / qs,
+        fees: unitsToUsd(a.fees, qs),
+        funding: unitsToUsd(a.funding, qs),
         timestamp: this.nowNs,
       });
       if (r.hasPosition && r.equity < r.maintenanceMargin) this.underwater.push(a);

@@ -333,13 +333,13 @@ export interface MarketState {
 export interface LedgerAudit {
   /** one quote unit is 10^-quoteDecimals USD */
   quoteDecimals: number;
-  depositsUnits: number;
-  balancesUnits: number;
-  feesCollectedUnits: number;
+  depositsUnits: bigint;
+  balancesUnits: bigint;
+  feesCollectedUnits: bigint;
   /** Σ over open positions of the signed entry cost (long: paid, short: −received) */
-  openCostUnits: number;
+  openCostUnits: bigint;
   /** Σ funding payments (always 0: funding is paid between traders) */
-  fundingNetUnits: number;
+  fundingNetUnits: bigint;
   /** Σ signed position sizes in lots per market (always 0) */
   netLotsBySymbol: Record<string, number>;
 }

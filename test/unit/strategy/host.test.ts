@@ -150,7 +150,7 @@ describe('StrategyHost lifecycle', () => {
     clock.advanceMs(250);
     const done = host.stop('mm', 'operator request');
     expect(unsubscribed).toBe(true);
-    expect(host.status('mm')).toEqual({ name: 'mm', state: 'stopping', reason: 'operator request', sinceMs: 5250 });
+    expect(host.status('mm')).toEqual({ name: 'mm', state: 'stopping', reason: 'operator request', sinceMs: 5250, failures: 0 });
     expect(stopped).toEqual([['mm', 'operator request']]);
     await Promise.resolve();
     expect(host.status('mm')?.state).toBe('stopping');
@@ -197,6 +197,18 @@ describe('StrategyHost lifecycle', () => {
     start('b', () => throwError(() => new Error('x')));
     expect(start('b', () => NEVER).state).toBe('running');
     expect(() => host.stop('nobody')).toThrow('no strategy named nobody');
+  });
+
+  it('counts the failed runs of each strategy across restarts', async () => {
+    const { host, start } = setup();
+    start('a', () => throwError(() => new Error('x')));
+    start('b', () => NEVER);
+    expect(host.status('a')).toMatchObject({ state: 'failed', failures: 1 });
+    start('a', () => throwError(() => new Error('y')));
+    start('a', () => NEVER);
+    expect(host.status('a')).toMatchObject({ state: 'running', failures: 2 });
+    await host.stop('b');
+    expect(host.status('b')).toMatchObject({ state: 'stopped', failures: 0 });
   });
 
   it('stopAll stops every strategy and leaves failed ones failed', async () => {

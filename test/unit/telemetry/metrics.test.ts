@@ -19,10 +19,17 @@ const PERPBOT_METRICS = [
   'perpbot_pnl_usd',
   'perpbot_fills_total',
   'perpbot_open_orders',
+  'perpbot_equity_usd',
+  'perpbot_margin_used_usd',
+  'perpbot_margin_available_usd',
+  'perpbot_daily_pnl_usd',
+  'perpbot_daily_loss_limit_usd',
   'perpbot_trading_state',
   'perpbot_up',
   'perpbot_ready',
   'perpbot_strategy_running',
+  'perpbot_strategy_failures_total',
+  'perpbot_strategy_all_denied_seconds',
   'perpbot_signatures_total',
   'perpbot_signing_commitments',
 ];
@@ -99,17 +106,20 @@ describe('createMetrics', () => {
     for (const outcome of ['accepted', 'rejected', 'unknown']) expect(sample(text, `perpbot_submits_total{outcome="${outcome}"}`)).toBe(0);
   });
 
-  it('setTradingState marks exactly the current state with 1', async () => {
+  it('setTradingState marks exactly the current state of each account with 1', async () => {
     const m = createMetrics();
-    const states = async () => {
+    const states = async (account: string) => {
       const text = await m.text();
-      return ['ACTIVE', 'REDUCING', 'HALTED'].map((s) => sample(text, `perpbot_trading_state{state="${s}"}`));
+      return ['ACTIVE', 'REDUCING', 'HALTED'].map((s) => sample(text, `perpbot_trading_state{account="${account}",state="${s}"}`));
     };
-    expect(await states()).toEqual([0, 0, 0]);
-    m.setTradingState('REDUCING');
-    expect(await states()).toEqual([0, 1, 0]);
-    m.setTradingState('HALTED');
-    expect(await states()).toEqual([0, 0, 1]);
+    m.setTradingState('a', 'ACTIVE');
+    m.setTradingState('b', 'ACTIVE');
+    expect(await states('a')).toEqual([1, 0, 0]);
+    m.setTradingState('a', 'REDUCING');
+    expect(await states('a')).toEqual([0, 1, 0]);
+    m.setTradingState('a', 'HALTED');
+    expect(await states('a')).toEqual([0, 0, 1]);
+    expect(await states('b')).toEqual([1, 0, 0]);
   });
 
   it('runs onCollect callbacks before every scrape, so gauges read state lazily', async () => {
@@ -118,15 +128,15 @@ describe('createMetrics', () => {
     let calls = 0;
     m.onCollect(() => {
       calls++;
-      m.openOrders.set(openOrders);
+      m.openOrders.set({ account: 'main' }, openOrders);
     });
     m.onCollect(() => m.streamDataAgeSeconds.set({ topic: 'l2book:BTC-USD' }, calls * 0.5));
     expect(calls).toBe(0);
-    expect(sample(await m.text(), 'perpbot_open_orders')).toBe(3);
+    expect(sample(await m.text(), 'perpbot_open_orders{account="main"}')).toBe(3);
     openOrders = 7;
     const text = await m.text();
     expect(calls).toBe(2);
-    expect(sample(text, 'perpbot_open_orders')).toBe(7);
+    expect(sample(text, 'perpbot_open_orders{account="main"}')).toBe(7);
     expect(sample(text, 'perpbot_stream_data_age_seconds{topic="l2book:BTC-USD"}')).toBe(1);
   });
 

@@ -45,7 +45,7 @@ describe('daemon config: schema', () => {
     expect(c.execution).toEqual({ maxBatchItems: 20, flushDelayMs: 0, unknownOrders: 'cancel', signing: 'precomputed' });
     expect(c.http).toEqual({ ordersPerSecond: 50, ordersBurst: 100, cancelsPerSecond: 100, cancelsBurst: 200, timeoutMs: 10_000, maxSockets: 16, spareSockets: 2 });
     expect(c.journal).toEqual({ path: join(DIR, 'data/perpbot.sqlite') });
-    expect(c.telemetry).toEqual({ host: '127.0.0.1', port: 9464, token: undefined, statusIntervalMs: 10_000 });
+    expect(c.telemetry).toEqual({ host: '127.0.0.1', port: 9464, token: undefined, statusIntervalMs: 10_000, deniedNotReadyMs: 30_000, denialLogIntervalMs: 30_000 });
     expect(c.log).toEqual({ level: 'info' });
     expect(c.shutdown).toEqual({ cancelOrders: true, deadlineMs: 10_000 });
     expect(c.latency).toEqual({ dedicatedCpu: undefined, keepWarmMs: 5 });
@@ -195,7 +195,7 @@ describe('daemon config: paths and environment', () => {
   it('interpolates from the given environment: numbers, empty tokens, unset variables with their line', async () => {
     const lines = [...MINIMAL, 'telemetry:', '  port: ${PORT:-9464}', '  token: ${TOKEN:-}', 'journal:', '  path: ${JOURNAL}'];
     const env = { PORT: '0', JOURNAL: '/var/lib/perpbot/j.sqlite' };
-    expect(parse(lines, env).telemetry).toEqual({ host: '127.0.0.1', port: 0, token: undefined, statusIntervalMs: 10_000 });
+    expect(parse(lines, env).telemetry).toEqual({ host: '127.0.0.1', port: 0, token: undefined, statusIntervalMs: 10_000, deniedNotReadyMs: 30_000, denialLogIntervalMs: 30_000 });
     expect(parse(lines, { ...env, TOKEN: 's3cret-token' }).telemetry.token).toBe('s3cret-token');
     expect(parse(lines, env).journal.path).toBe('/var/lib/perpbot/j.sqlite');
     expect(where(await errorsOf(() => parse(lines, {})))).toEqual(['journal.path@10']);
