@@ -1,6 +1,7 @@
-// Accounts, positions and cross-margin arithmetic (collateral in integer quote units, sizes in lots).
-// Invariant: balance = deposits + Σ realized − Σ fees + Σ funding exactly; cost is the entry value of |lots|.
+// Accounts, positions and cross-margin arithmetic (collateral in bigint quote units, sizes in lots).
+// Invariant: balance = deposits + Σ realized − Σ fees + Σ funding exactly, at any size; cost is the entry value of |lots|.
 
+import { unitsToUsd } from '../decimals.js';
 import type { Order } from './book.js';
 import type { Market } from './markets.js';
 import type { RecentSet, Ring } from './ring.js';
@@ -13,7 +14,7 @@ export class Position {
   /** signed size in lots */
   lots = 0;
   /** entry value of |lots| in quote units (paid for a long, received for a short) */
-  cost = 0;
+  cost = 0n;
   /** resting size in lots per side (for the initial-margin exposure) */
   buyOpenLots = 0;
   sellOpenLots = 0;
@@ -28,16 +29,17 @@ export class Position {
   openLots = 0;
   closeValue = 0;
   closeLots = 0;
-  realized = 0;
-  fees = 0;
-  funding = 0;
+  /** quote units */
+  realized = 0n;
+  fees = 0n;
+  funding = 0n;
   dirty = false;
 
   constructor(readonly market: Market) {}
 
   /** Signed entry value: +cost for a long, −cost for a short (quote units). */
-  signedCost(): number {
-    return this.lots > 0 ? this.cost : this.lots < 0 ? -this.cost : 0;
+  signedCost(): bigint {
+    return this.lots > 0 ? this.cost : this.lots < 0 ? -this.cost : 0n;
   }
 
   resetLifecycle(nowNs: bigint): void {
@@ -48,19 +50,19 @@ export class Position {
     this.openLots = 0;
     this.closeValue = 0;
     this.closeLots = 0;
-    this.realized = 0;
-    this.fees = 0;
-    this.funding = 0;
+    this.realized = 0n;
+    this.fees = 0n;
+    this.funding = 0n;
   }
 }
 
 export class Account {
   /** all amounts in quote units */
-  balance = 0;
-  deposits = 0;
-  fees = 0;
-  funding = 0;
-  realized = 0;
+  balance = 0n;
+  deposits = 0n;
+  fees = 0n;
+  funding = 0n;
+  realized = 0n;
   readonly positions: Position[];
   /** leverage setting per market index */
   readonly leverage: number[];
@@ -151,13 +153,13 @@ export function computeRisk(a: Account, quoteScale: number, out: Risk): Risk {
       const n = Math.abs(lots) * lotSize * mark;
       notional += n;
       mm += n * m.maintenanceMarginFraction;
-      upnl += lots * lotSize * mark - p.signedCost() / quoteScale;
+      upnl += lots * lotSize * mark - unitsToUsd(p.signedCost(), quoteScale);
     }
     const exposure = Math.max(Math.abs(lots + p.buyOpenLots), Math.abs(lots - p.sellOpenLots));
     im += exposure * lotSize * mark * a.imFraction[i]!;
   }
   out.unrealized = upnl;
-  out.equity = a.balance / quoteScale + upnl;
+  out.equity = unitsToUsd(a.balance, quoteScale) + upnl;
   out.initialMargin = im;
   out.maintenanceMargin = mm;
   out.notional = notional;
@@ -183,16 +185,16 @@ export function passesInitialMargin(a: Account, target: Market, buyLots: number,
     if (m === target) {
       const mark = m.markPrice();
       const px = mark > refPx ? mark : refPx;
-      if (p.lots !== 0) upnl += p.lots * m.lot.value * mark - p.signedCost() / quoteScale;
+      if (p.lots !== 0) upnl += p.lots * m.lot.value * mark - unitsToUsd(p.signedCost(), quoteScale);
       im += after * m.lot.value * px * a.imFraction[i]!;
       continue;
     }
     const lots = p.lots;
     if (lots === 0 && p.buyOpenLots === 0 && p.sellOpenLots === 0) continue;
     const mark = m.markPrice();
-    if (lots !== 0) upnl += lots * m.lot.value * mark - p.signedCost() / quoteScale;
+    if (lots !== 0) upnl += lots * m.lot.value * mark - unitsToUsd(p.signedCost(), quoteScale);
     const exposure = Math.max(Math.abs(lots + p.buyOpenLots), Math.abs(lots - p.sellOpenLots));
     im += exposure * m.lot.value * mark * a.imFraction[i]!;
   }
-  return a.balance / quoteScale + upnl >= im;
+  return unitsToUsd(a.balance, quoteScale) + upnl >= im;
 }

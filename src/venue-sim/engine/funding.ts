@@ -1,6 +1,7 @@
 // Funding: premium sampling, the per-interval rate (venue-protocol §10.6) and zero-sum payments between longs and shorts.
-// Invariant: the payments of one funding event sum to exactly 0 quote units.
+// Invariant: the payments of one funding event sum to exactly 0 quote units (bigint, exact at any size).
 
+import { unitsToUsd } from '../decimals.js';
 import type { Position } from './accounts.js';
 import type { Market } from './markets.js';
 import { Ring } from './ring.js';
@@ -55,13 +56,13 @@ export function payFunding(st: State, m: Market, params: FundingParams, tsNs: bi
   const absRate = Math.abs(rate);
   const payers: Position[] = [];
   const receivers: Position[] = [];
-  let total = 0;
+  let total = 0n;
   let receiverLots = 0;
-  const payerAmounts: number[] = [];
+  const payerAmounts: bigint[] = [];
   for (const a of m.holders) {
     const p = a.positions[m.index]!;
     if (p.lots > 0 === longsPay) {
-      const units = Math.round(Math.abs(m.size(p.lots)) * mark * absRate * st.quoteScale);
+      const units = BigInt(Math.round(Math.abs(m.size(p.lots)) * mark * absRate * st.quoteScale));
       payers.push(p);
       payerAmounts.push(units);
       total += units;
@@ -71,19 +72,19 @@ export function payFunding(st: State, m: Market, params: FundingParams, tsNs: bi
     }
   }
   const holders = [...m.holders];
-  const byPosition = new Map<Position, number>();
+  const byPosition = new Map<Position, bigint>();
   for (let i = 0; i < payers.length; i++) byPosition.set(payers[i]!, -payerAmounts[i]!);
-  let assigned = 0;
+  let assigned = 0n;
   for (let i = 0; i < receivers.length; i++) {
     const p = receivers[i]!;
-    let share = i === receivers.length - 1 ? total - assigned : Math.floor((total * Math.abs(p.lots)) / receiverLots);
+    let share = i === receivers.length - 1 ? total - assigned : (total * BigInt(Math.abs(p.lots))) / BigInt(receiverLots);
     if (share > total - assigned) share = total - assigned;
     assigned += share;
     byPosition.set(p, share);
   }
   for (const a of holders) {
     const p = a.positions[m.index]!;
-    const units = byPosition.get(p) ?? 0;
+    const units = byPosition.get(p) ?? 0n;
     a.balance += units;
     a.funding += units;
     p.funding += units;
@@ -92,7 +93,7 @@ export function payFunding(st: State, m: Market, params: FundingParams, tsNs: bi
       owner: a.key,
       symbol: m.symbol,
       size: m.size(p.lots),
-      payment: units / st.quoteScale || 0,
+      payment: unitsToUsd(units, st.quoteScale),
       fundingRate: rate,
       markPrice: mark,
       slot: st.slot,

@@ -1,6 +1,7 @@
 // Liquidation of accounts below maintenance margin: pull their orders, close against the book, then auto-deleverage.
 // Invariant: a liquidated account ends with no open orders and no positions; ADL trades at the mark price without fees.
 
+import { unitsToUsd } from '../decimals.js';
 import { computeRisk, type Account } from './accounts.js';
 import { KIND_MARKET, TIF_IOC, type Order } from './book.js';
 import { hashId } from './orderindex.js';
@@ -95,8 +96,8 @@ function autoDeleverage(st: State, lo: Order, mark: number): void {
     if (h === a) continue;
     const p = h.positions[m.index]!;
     if (lo.isBuy ? p.lots <= 0 : p.lots >= 0) continue;
-    const upnl = p.lots * m.lot.value * mark - p.signedCost() / qs;
-    candidates.push({ account: h, score: p.cost > 0 ? upnl / (p.cost / qs) : 0 });
+    const upnl = p.lots * m.lot.value * mark - unitsToUsd(p.signedCost(), qs);
+    candidates.push({ account: h, score: p.cost > 0n ? upnl / unitsToUsd(p.cost, qs) : 0 });
   }
   candidates.sort((x, y) => y.score - x.score || (x.account.key < y.account.key ? -1 : x.account.key > y.account.key ? 1 : 0));
   const price = m.price(ticks);

@@ -69,6 +69,8 @@ export class Market {
   readonly lot: Step;
   /** quote units per (tick × lot) */
   readonly unitsPerTickLot: number;
+  /** the same, for exact ledger arithmetic */
+  readonly unitsPerTickLotBig: bigint;
   readonly bids = new BookSide(true);
   readonly asks = new BookSide(false);
   /** parked trigger orders, in placement order */
@@ -106,6 +108,7 @@ export class Market {
     this.lot = new Step(config.lotSize, `${key}.lotSize`);
     this.unitsPerTickLot = (this.tick.mantissa * this.lot.mantissa * quoteScale) / (this.tick.scale * this.lot.scale);
     if (!Number.isInteger(this.unitsPerTickLot)) throw new ConfigError(key, 'tick × lot is finer than the quote unit');
+    this.unitsPerTickLotBig = BigInt(this.unitsPerTickLot);
     const fin = (name: keyof MarketConfig, v: number, lo: number, hi: number): number => {
       if (!Number.isFinite(v) || v < lo || v > hi) throw new ConfigError(`${key}.${name}`, `must lie in [${lo}, ${hi}], got ${v}`);
       return v;

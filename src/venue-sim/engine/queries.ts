@@ -1,6 +1,7 @@
 // Read-only views for the six account queries, book snapshots and market state (v1 row shapes).
 // Invariant: queries never change state; history rows come newest first, at most historyLimit of each.
 
+import { unitsToUsd } from '../decimals.js';
 import { computeRisk, newRisk, type Account } from './accounts.js';
 import { TIF_TEXT, type Order } from './book.js';
 import type { Market } from './markets.js';
@@ -49,13 +50,13 @@ export function fullAccount(st: State, a: Account | undefined): FullAccountRow {
     for (const p of a.positions) {
       if (p.lots === 0) continue;
       const m = p.market;
-      positions.push({ coin: m.symbol, size: m.size(p.lots), price: st.entryPrice(p), realizedPnl: p.realized / st.quoteScale, leverage: a.leverage[m.index]! });
+      positions.push({ coin: m.symbol, size: m.size(p.lots), price: st.entryPrice(p), realizedPnl: unitsToUsd(p.realized, st.quoteScale), leverage: a.leverage[m.index]! });
     }
   }
   return {
     positions,
     openOrders: openOrders(a),
-    marginSummary: { positions: [{ coin: 'USDC', size: a === undefined ? 0 : a.balance / st.quoteScale }] },
+    marginSummary: { positions: [{ coin: 'USDC', size: a === undefined ? 0 : unitsToUsd(a.balance, st.quoteScale) }] },
     settings: { maxLeverage: st.markets.map((m) => [m.symbol, a === undefined ? m.defaultLeverage : a.leverage[m.index]!]) },
   };
 }
@@ -67,15 +68,15 @@ export function marginSummary(st: State, a: Account | undefined): MarginSummary 
   const r = computeRisk(a, st.quoteScale, newRisk());
   const qs = st.quoteScale;
   return {
-    totalBalance: a.balance / qs,
+    totalBalance: unitsToUsd(a.balance, qs),
     availableBalance: r.equity - r.initialMargin,
     marginUsed: r.initialMargin,
     maintenanceMargin: r.maintenanceMargin,
     notional: r.notional,
-    realizedPnl: a.realized / qs,
+    realizedPnl: unitsToUsd(a.realized, qs),
     unrealizedPnl: r.unrealized,
-    fees: a.fees / qs,
-    funding: a.funding / qs,
+    fees: unitsToUsd(a.fees, qs),
+    funding: unitsToUsd(a.funding, qs),
   };
 }
 

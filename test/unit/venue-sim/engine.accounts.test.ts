@@ -24,7 +24,7 @@ describe('faucet and collateral', () => {
     expect(engine.faucet(ALICE)).toEqual({ depositFailed: { message: 'Rate limit exceeded' } });
     clock.advance(23n * HOUR_NS);
     expect(engine.faucet(ALICE)).toEqual({ deposit: { amount: 10_000 } });
-    expect(engine.audit().depositsUnits).toBe(20_000 * 1e6);
+    expect(engine.audit().depositsUnits).toBe(20_000_000_000n);
   });
 
   it('an unknown account has an empty snapshot', () => {

@@ -105,3 +105,41 @@ describe('oracle input bounds', () => {
     expect(() => makeEngine({ oracleMaxSkewNs: 0n })).toThrow(/oracleMaxSkewNs/);
   });
 });
+
+describe('collateral exactness past 2^53 quote units', () => {
+  const ledger = (engine: Engine) => {
+    const a = engine.audit();
+    return { deposits: BigInt(a.depositsUnits), balances: BigInt(a.balancesUnits), fees: BigInt(a.feesCollectedUnits), openCost: BigInt(a.openCostUnits) };
+  };
+
+  it('a 1-unit deposit after 10^16 units of faucet credits is kept exactly', () => {
+    const { engine } = makeEngine();
+    for (let i = 0; i < 10; i++) engine.faucet(ALICE, 1e9);
+    for (let i = 0; i < 3; i++) expect(engine.faucet(ALICE, 0.000001)).toEqual({ deposit: { amount: 0.000001 } });
+    expect(ledger(engine)).toMatchObject({ deposits: 10_000_000_000_000_003n, balances: 10_000_000_000_000_003n });
+    expect(engine.marginSummary(ALICE).totalBalance).toBe(10_000_000_000.000003);
+  });
+
+  it('trading positions whose entry value passes 2^53 units keeps deposits = balances + fees − open cost exactly', () => {
+    const { engine } = makeEngine();
+    for (const a of [ALICE, BOB]) for (let i = 0; i < 20; i++) engine.faucet(a, 1e9);
+    engine.setOraclePrice('BTC-USD', 50_000);
+    // ten opening trades of 19 000.0001 BTC at prices one tick apart: entry value ≈ 9.5 × 10^15 units
+    for (let i = 0; i < 10; i++) {
+      const px = (500_000 + i) / 10;
+      place(engine, BOB, limit('BTC-USD', false, px, 19_000.0001));
+      expect(statusKey(place(engine, ALICE, limit('BTC-USD', true, px, 19_000.0001, 'IOC'))[0])).toBe('filled');
+    }
+    expect(ledger(engine).openCost).toBe(0n);
+    const long = engine.fullAccount(ALICE).positions[0]!;
+    expect(long.price * long.size * 1e6).toBeGreaterThan(2 ** 53);
+    // partial closes of odd sizes at odd prices split the entry value by rounding
+    for (const [px, sz] of [[50_000.3, 3_333.3333], [49_999.7, 7_777.7777], [50_001.1, 1.0001]] as const) {
+      place(engine, BOB, limit('BTC-USD', true, px, sz));
+      expect(statusKey(place(engine, ALICE, limit('BTC-USD', false, px, sz, 'IOC'))[0])).toBe('filled');
+      const l = ledger(engine);
+      expect(l.balances + l.fees - l.openCost).toBe(l.deposits);
+    }
+    expect(engine.selfCheck()).toEqual([]);
+  });
+});

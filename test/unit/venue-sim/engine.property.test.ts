@@ -135,7 +135,7 @@ function checkInvariants(engine: Engine): void {
   // collateral is conserved exactly: deposits = balances + fees taken − entry cost of open positions
   const a = engine.audit();
   expect(a.balancesUnits + a.feesCollectedUnits - a.openCostUnits).toBe(a.depositsUnits);
-  expect(a.fundingNetUnits).toBe(0);
+  expect(a.fundingNetUnits).toBe(0n);
   for (const net of Object.values(a.netLotsBySymbol)) expect(net).toBe(0);
   for (const acct of ACCOUNTS) {
     for (const o of engine.openOrders(acct)) expect(o.filledSize + o.size).toBeCloseTo(o.originalSize, 12);

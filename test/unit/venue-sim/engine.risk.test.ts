@@ -54,7 +54,7 @@ describe('funding', () => {
     expect(engine.fundingHistory(BOB)[0]!.payment).toBeCloseTo(paid, 6);
     expect(engine.fundingHistory(CAROL)).toEqual([]);
     expect(ofType(engine.drainEvents(), 'funding')).toHaveLength(2);
-    expect(engine.audit().fundingNetUnits).toBe(0);
+    expect(engine.audit().fundingNetUnits).toBe(0n);
     expect(engine.marginSummary(ALICE).funding).toBeCloseTo(-paid, 6);
     // a second tick in the same interval pays nothing more
     engine.tick();
@@ -92,7 +92,7 @@ describe('funding', () => {
     engine.tick();
     const total = [ALICE, BOB, CAROL, DAVE].reduce((s, a) => s + Math.round(engine.fundingHistory(a)[0]!.payment * 1e6), 0);
     expect(total).toBe(0);
-    expect(engine.audit().fundingNetUnits).toBe(0);
+    expect(engine.audit().fundingNetUnits).toBe(0n);
   });
 });
 
