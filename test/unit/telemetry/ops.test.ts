@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createMetrics } from '../../../src/telemetry/metrics.js';
@@ -69,5 +69,56 @@ describe('ops/prometheus/prometheus.yml', () => {
     };
     const job = config.scrape_configs.find((c) => c.job_name === 'perpbot');
     expect(job).toMatchObject({ scrape_interval: '5s', static_configs: [{ targets: [`127.0.0.1:${DEFAULT_CONTROL_PORT}`] }] });
+  });
+});
+
+/** Every `perpbot_*` name written as a string literal in src/ (metrics registered outside createMetrics). */
+function namesInSource(dir = resolve(OPS, '../src')): Set<string> {
+  const names = new Set<string>();
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) for (const n of namesInSource(path)) names.add(n);
+    else if (path.endsWith('.ts')) for (const [, n] of readFileSync(path, 'utf8').matchAll(/'(perpbot_[a-z0-9_]+)'/g)) names.add(n!);
+  }
+  return names;
+}
+
+describe('ops/prometheus/alerts.yml', () => {
+  const rules = parse(readFileSync(resolve(OPS, 'prometheus/alerts.yml'), 'utf8')) as {
+    groups: Array<{ name: string; rules: Array<{ alert: string; expr: string; labels: { severity: string }; annotations: { summary: string } }> }>;
+  };
+  const all = rules.groups.flatMap((g) => g.rules);
+
+  it('alerts on the daemon down, stale data, HALTED and REDUCING, denials and rejects, strategy failures, nonce lead and journal size', () => {
+    expect(all.map((r) => r.alert)).toEqual(
+      expect.arrayContaining([
+        'PerpbotDown',
+        'PerpbotDataStale',
+        'PerpbotTradingHalted',
+        'PerpbotTradingReducing',
+        'PerpbotRiskDenialRate',
+        'PerpbotStrategyAllDenied',
+        'PerpbotVenueRejectRate',
+        'PerpbotStrategyFailed',
+        'PerpbotNonceLeadHigh',
+        'PerpbotJournalLarge',
+      ]),
+    );
+    for (const r of all) {
+      expect(['warning', 'critical'], r.alert).toContain(r.labels.severity);
+      expect(r.annotations.summary, r.alert).toMatch(/\{\{ \$labels\.instance \}\}/);
+    }
+  });
+
+  it('uses only metric names the daemon exports', async () => {
+    const exported = new Set([...(await exportedNames()), ...namesInSource()]);
+    const used = new Set(all.flatMap((r) => [...r.expr.matchAll(/\bperpbot_\w+/g)].map((m) => m[0])));
+    expect(used.size).toBeGreaterThan(10);
+    expect([...used].filter((name) => !exported.has(name))).toEqual([]);
+  });
+
+  it('is loaded by prometheus.yml, next to it', () => {
+    const config = parse(readFileSync(resolve(OPS, 'prometheus/prometheus.yml'), 'utf8')) as { rule_files: string[] };
+    expect(config.rule_files).toEqual(['alerts.yml']);
   });
 });
