@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // perpbot command line: dispatches subcommands; errors go to stderr with a non-zero exit status.
-// Invariant: exit 0 success, 1 runtime or input error, 2 usage error; secrets are never printed.
+// Invariant: exit 0 success, 1 runtime or input error (one line, no stack; PERPBOT_DEBUG=1 shows it), 2 usage
+// error; secrets are never printed.
 
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { account, accountHelp } from './app/commands/account.js';
 import { agent, agentHelp } from './app/commands/agent.js';
 import { faucet, faucetHelp } from './app/commands/faucet.js';
@@ -39,15 +42,45 @@ function mainHelp(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
   return `perpbot: automated trading on a perpetual-futures venue
 
-Usage: perpbot <command> [options]     (perpbot <command> --help for details)
+Usage: perpbot <command> [options]     (perpbot help <command> or perpbot <command> --help for details)
+       perpbot --version
 
 Commands:
 ${lines.join('\n')}`;
 }
 
+/** The version in the package.json above this file (src/ when run from source, dist/src/ when built). */
+function version(): string {
+  for (let dir = import.meta.dirname; ; dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+    if (dirname(dir) === dir) return 'unknown';
+  }
+}
+
+/** One line for a runtime error: its message and those of its causes (a failed connection names the address there). */
+function describeError(e: unknown): string {
+  const parts: string[] = [];
+  for (let c: unknown = e; c instanceof Error && parts.length < 4; c = c.cause) parts.push(c.message);
+  return parts.length > 0 ? parts.join(': ') : String(e);
+}
+
 export async function main(argv: string[]): Promise<number> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V') {
+    out(`perpbot ${version()}`);
+    return 0;
+  }
+  if (name === 'help' && rest.length > 0) {
+    const asked = COMMANDS[rest[0]!];
+    if (asked) {
+      out(asked.help);
+      return 0;
+    }
+    process.stderr.write(`perpbot help: unknown command ${JSON.stringify(rest[0])}\n\n${mainHelp()}\n`);
+    return 2;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     out(mainHelp());
     return 0;
@@ -64,11 +97,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`perpbot ${name}: ${e.message}\n\n${command.help}\n`);
       return 2;
     }
-    if (e instanceof PerpbotError) {
-      process.stderr.write(`perpbot ${name}: error: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
+    if (!(e instanceof PerpbotError) && process.env.PERPBOT_DEBUG) throw e;
+    process.stderr.write(`perpbot ${name}: error: ${describeError(e)}\n`);
+    return 1;
   }
 }
 

@@ -1,4 +1,4 @@
-// `perpbot account <type> --user PK`: one of the six account queries, as tables or JSON.
+// `perpbot account <type> --user PK`: one of the six account queries (or the open positions), as titled tables or JSON.
 // Invariant: read-only (no key, no signature); the answer is validated before it is printed.
 
 import { stringifyJson } from '../../core/json.js';
@@ -7,9 +7,25 @@ import { parseCommand, UsageError } from '../args.js';
 import { formatTable, type Row } from './table.js';
 import { httpClient, VENUE_HELP, VENUE_OPTIONS, venueOf } from './connection.js';
 
-export const accountHelp = `perpbot account <${ACCOUNT_QUERY_TYPES.join('|')}> --user PK [venue options]
+/** Not a venue query type: the open positions of fullAccount. */
+const OPEN_POSITIONS = 'open-positions';
+const TYPES = [...ACCOUNT_QUERY_TYPES, OPEN_POSITIONS] as const;
 
-Queries the venue's account endpoint (no signature needed) and prints the rows.
+/** What each query lists: the title printed above its table, and the help line. */
+const TITLES: Record<AccountQueryType | typeof OPEN_POSITIONS, string> = {
+  fullAccount: 'account: open positions, open orders, collateral, leverage',
+  openOrders: 'open orders',
+  fills: 'fills, newest first',
+  positions: 'closed positions, newest first (open ones: perpbot account open-positions)',
+  fundingHistory: 'funding payments, newest first',
+  orderHistory: 'terminal orders (filled, cancelled, rejected), newest first',
+  'open-positions': 'open positions',
+};
+
+export const accountHelp = `perpbot account <${TYPES.join('|')}> --user PK [venue options]
+
+Queries the venue's account endpoint (no signature needed) and prints the rows under a title:
+${TYPES.map((t) => `  ${t.padEnd(15)} ${TITLES[t]}`).join('\n')}
   --user PK   the account's base58 public key
 
 ${VENUE_HELP}`;
@@ -21,29 +37,37 @@ export async function account(argv: string[], out: (line: string) => void): Prom
     return 0;
   }
   const [type, ...extra] = positionals;
-  if (!type || !(ACCOUNT_QUERY_TYPES as readonly string[]).includes(type)) throw new UsageError(`expected one of ${ACCOUNT_QUERY_TYPES.join(', ')}; got ${JSON.stringify(type ?? null)}`);
+  if (!type || !(TYPES as readonly string[]).includes(type)) throw new UsageError(`expected one of ${TYPES.join(', ')}; got ${JSON.stringify(type ?? null)}`);
   if (extra.length) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   if (!values.user) throw new UsageError('--user is required');
   const venue = venueOf(values);
   const http = httpClient(venue);
   try {
+    if (type === OPEN_POSITIONS) {
+      const [row] = await http.account('fullAccount', values.user);
+      const positions = (row as FullAccountRow | undefined)?.fullAccount.positions ?? [];
+      out(venue.json ? stringifyJson(positions) : `${TITLES[OPEN_POSITIONS]}:\n${formatTable(positions)}`);
+      return 0;
+    }
     const rows = await http.account(type as AccountQueryType, values.user);
     if (venue.json) out(stringifyJson(rows));
-    else out(render(type as AccountQueryType, rows));
+    else out(`${TITLES[type as AccountQueryType]}:\n${render(type as AccountQueryType, rows)}`);
     return 0;
   } finally {
     http.close();
   }
 }
 
+type FullAccountRow = { fullAccount: { positions: Row[]; openOrders: Row[]; marginSummary: { positions: Row[] }; settings: { maxLeverage: [string, number][] } } };
+
 function render(type: AccountQueryType, rows: readonly Record<string, unknown>[]): string {
   if (type !== 'fullAccount') return formatTable(rows.map((r) => Object.values(r)[0] as Row));
   return rows
     .map((r) => {
-      const a = (r as { fullAccount: { positions: Row[]; openOrders: Row[]; marginSummary: { positions: Row[] }; settings: { maxLeverage: [string, number][] } } }).fullAccount;
+      const a = (r as FullAccountRow).fullAccount;
       const leverage = a.settings.maxLeverage.map(([symbol, maxLeverage]) => ({ symbol, maxLeverage }));
       return [
-        `positions:\n${formatTable(a.positions)}`,
+        `open positions:\n${formatTable(a.positions)}`,
         `open orders:\n${formatTable(a.openOrders)}`,
         `collateral:\n${formatTable(a.marginSummary.positions)}`,
         `leverage:\n${formatTable(leverage)}`,

@@ -56,3 +56,31 @@ export function faucetAction(dialect: Dialect, user: string, amount: number | un
   if (dialect === 'current') return [{ faucet: { u: user, ...(amount === undefined ? {} : { amount }) } }];
   return { type: 'faucet', user, ...(amount === undefined ? {} : { amount }) };
 }
+
+/** A failed item of an accepted action: its status (`rejected…`, `error`, `depositFailed`) and the venue's reason. */
+export interface FailedItem {
+  readonly index: number;
+  readonly status: string;
+  readonly reason: string;
+}
+
+/** The items of an accepted action's `statuses` that the venue refused, in order. */
+export function failedItems(statuses: readonly Record<string, unknown>[]): FailedItem[] {
+  const failed: FailedItem[] = [];
+  statuses.forEach((s, index) => {
+    const [status, detail] = Object.entries(s)[0] ?? ['', undefined];
+    if (status.startsWith('rejected') || status === 'error' || status === 'depositFailed') failed.push({ index, status, reason: reasonOf(detail) });
+  });
+  return failed;
+}
+
+/** The text of a status detail: a string, or an object's `reason` or `message`. */
+function reasonOf(detail: unknown): string {
+  if (typeof detail === 'string') return detail;
+  if (typeof detail === 'object' && detail !== null) {
+    const { reason, message } = detail as { reason?: unknown; message?: unknown };
+    if (typeof reason === 'string') return reason;
+    if (typeof message === 'string') return message;
+  }
+  return 'no reason given';
+}

@@ -12,7 +12,7 @@ import { Keypair, SECRET_KEY_ENV } from '../../protocol/keys.js';
 import { FileNonceStore, NonceSource } from '../../protocol/nonce.js';
 import { oneOf, UsageError } from '../args.js';
 import { formatTable } from './table.js';
-import { signAction } from './actions.js';
+import { failedItems, signAction, type FailedItem } from './actions.js';
 
 /** Options every venue command accepts (merge into its parseCommand options). */
 export const VENUE_OPTIONS = {
@@ -95,7 +95,10 @@ export interface ActionRequest {
   account?: string | undefined;
 }
 
-/** Signs `request` with a fresh durable nonce, submits it once and prints the outcome; exit 0 only when accepted. */
+/**
+ * Signs `request` with a fresh durable nonce, submits it once and prints the outcome; exit 0 only when the action was
+ * accepted and the venue refused none of its items (`rejected…`, `error`, `depositFailed`).
+ */
 export async function submitAction(venue: VenueTarget, request: ActionRequest, out: (line: string) => void): Promise<number> {
   const key = loadKey(venue);
   const nonce = new NonceSource({ signer: key.publicKey, clock: systemClock(), store: new FileNonceStore(nonceDir()) }).next();
@@ -103,14 +106,15 @@ export async function submitAction(venue: VenueTarget, request: ActionRequest, o
   const http = httpClient(venue);
   try {
     const outcome = await http.submit(signed);
-    printOutcome(venue, outcome, signed.encoded.orderIds, out);
-    return outcome.outcome === 'accepted' ? 0 : 1;
+    const failed = outcome.outcome === 'accepted' ? failedItems(outcome.response.response.data.statuses) : [];
+    printOutcome(venue, outcome, failed, signed.encoded.orderIds, out);
+    return outcome.outcome === 'accepted' && failed.length === 0 ? 0 : 1;
   } finally {
     http.close();
   }
 }
 
-function printOutcome(venue: VenueTarget, outcome: SubmitOutcome, orderIds: (string | null)[], out: (line: string) => void): void {
+function printOutcome(venue: VenueTarget, outcome: SubmitOutcome, failed: readonly FailedItem[], orderIds: (string | null)[], out: (line: string) => void): void {
   const ids = orderIds.filter((id): id is string => id !== null);
   if (venue.json) {
     const { request: _request, ...rest } = outcome as SubmitOutcome & { request?: unknown };
@@ -121,8 +125,10 @@ function printOutcome(venue: VenueTarget, outcome: SubmitOutcome, orderIds: (str
     out(`${outcome.outcome}: ${outcome.reason}`);
     if (outcome.outcome === 'unknown') out('the venue may have acted: check with `perpbot account openOrders` before sending again');
   } else {
-    out(`accepted (${outcome.response.response.type})`);
-    const rows = outcome.response.response.data.statuses.map((s) => {
+    const { type, data } = outcome.response.response;
+    out(failed.length === 0 ? `accepted (${type})` : `refused by the venue: ${failed.length} of ${data.statuses.length} items (${type})`);
+    for (const f of failed) out(`  item ${f.index + 1}: ${f.status}: ${f.reason}`);
+    const rows = data.statuses.map((s) => {
       const [status, detail] = Object.entries(s as Record<string, unknown>)[0] ?? ['', undefined];
       return { status, ...(typeof detail === 'object' && detail !== null ? detail : { detail }) };
     });

@@ -10,7 +10,7 @@ import { Keypair } from '../../protocol/keys.js';
 import { Gauge, type Registry } from 'prom-client';
 import type { NonceSources } from '../../protocol/nonce.js';
 import type { AccountConfig } from '../config/index.js';
-import { agentAction, faucetAction, leverageAction, signAction } from '../commands/actions.js';
+import { agentAction, failedItems, faucetAction, leverageAction, signAction } from '../commands/actions.js';
 
 export interface DaemonAccount {
   readonly name: string;
@@ -76,20 +76,12 @@ export async function prepareAccounts(accounts: readonly DaemonAccount[], opts: 
       const signer = step.signer.key;
       const request = signAction(opts.dialect, opts.network, signer, opts.nonces.of(signer.publicKey).next(), step.actions, step.signer.account);
       const outcome = await opts.http.submit(request);
-      const refused = outcome.outcome !== 'accepted' ? outcome.reason : itemError(outcome.response.response.data.statuses);
+      const failed = outcome.outcome === 'accepted' ? failedItems(outcome.response.response.data.statuses)[0] : undefined;
+      const refused = outcome.outcome !== 'accepted' ? outcome.reason : failed && `${failed.status}: ${failed.reason}`;
       if (refused !== undefined) throw new ConfigError(`accounts.${a.name}`, `${step.what}: the venue did not accept it (${refused})`);
       opts.log.info({ account: a.name, step: step.what }, 'account prepared');
     }
   }
-}
-
-/** The first failed item status (`error`, `depositFailed`) of an accepted action, if any. */
-function itemError(statuses: readonly Record<string, unknown>[]): string | undefined {
-  for (const s of statuses) {
-    if ('error' in s) return String(s.error);
-    if ('depositFailed' in s) return String(s.depositFailed);
-  }
-  return undefined;
 }
 
 /** A nonce lead over the clock beyond this is warned about at start (a restart leaves at most the reserve window, 10 s). */

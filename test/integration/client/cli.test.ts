@@ -47,7 +47,7 @@ describe('perpbot venue commands against a loopback venue', () => {
   it('account prints a table, or JSON with --json', async () => {
     venue.placeOrder(KEY.publicKey, key(0x51), 'BTC-USD', true, 100, 1);
     expect(await account(['openOrders', '--user', KEY.publicKey, ...common()], out)).toBe(0);
-    expect(lines[0]).toMatch(/^symbol\s+orderId\s+price/);
+    expect(lines[0]).toMatch(/^open orders:\nsymbol\s+orderId\s+price/);
     expect(lines[0]).toContain(key(0x51).slice(0, 8));
     lines = [];
     await account(['fullAccount', '--user', KEY.publicKey, '--json', ...common()], out);
