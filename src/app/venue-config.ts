@@ -31,6 +31,8 @@ const flowSchema = object(
   {
     makers: optional(number({ integer: true, min: 1, max: 20 })),
     levels: optional(number({ integer: true, min: 1, max: 50 })),
+    depthUsd: optional(number({ gt: 0, max: 1e9 })),
+    levelSpacingBps: optional(number({ gt: 0, max: 1000 })),
     volatility: optional(number({ min: 0, max: 0.1 })),
     jumpProbability: optional(fraction()),
     jumpVolatility: optional(number({ min: 0, max: 0.5 })),

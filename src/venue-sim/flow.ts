@@ -1,7 +1,8 @@
 // Synthetic participants that make the local venue a live market: a reference price (random walk
-// with occasional jumps) fed to the oracle, liquidity providers quoting around it, and takers.
+// with occasional jumps) fed to the oracle, liquidity providers quoting depthUsd a side around it, and takers.
 // Invariant: for a given seed the sequence of actions is identical; all randomness comes from one PRNG.
 
+import { ConfigError } from '../core/errors.js';
 import { sha256Base58 } from '../protocol/hash.js';
 import type { Engine, MarketInfo, OrderActionItem } from './engine/index.js';
 import { Prng } from './engine/ids.js';
@@ -15,6 +16,13 @@ export interface FlowOptions {
   makers?: number;
   /** Price levels each provider quotes per side. Default 5. */
   levels?: number;
+  /**
+   * Notional each side of a market's book holds, over all providers and levels, USD: each order is worth
+   * depthUsd / (makers × levels) on average (0.5 to 1.5 times that, at least the minimum notional). Default 1 000 000.
+   */
+  depthUsd?: number;
+  /** Distance between a provider's price levels, bps (at least one tick). Default 2. */
+  levelSpacingBps?: number;
   /** Standard deviation of the reference's log return per step. Default 0.0004. */
   volatility?: number;
   /** Probability of a jump per step, and the jump's standard deviation. Defaults 0.002 and 0.004. */
@@ -55,12 +63,18 @@ export class MarketFlow {
       seed: opts.seed,
       makers: opts.makers ?? 2,
       levels: opts.levels ?? 5,
+      depthUsd: opts.depthUsd ?? 1_000_000,
+      levelSpacingBps: opts.levelSpacingBps ?? 2,
       volatility: opts.volatility ?? 0.0004,
       jumpProbability: opts.jumpProbability ?? 0.002,
       jumpVolatility: opts.jumpVolatility ?? 0.004,
       takerProbability: opts.takerProbability ?? 0.35,
       collateralUsd: opts.collateralUsd ?? 100_000_000,
     };
+    for (const key of ['makers', 'levels', 'depthUsd', 'levelSpacingBps'] as const) {
+      const v = this.o[key];
+      if (!(Number.isFinite(v) && v > 0)) throw new ConfigError(`flow.${key}`, `must be a positive number, got ${v}`);
+    }
     this.markets = engine.markets().map((info, i) => ({
       info,
       ref: opts.startPrices?.[info.symbol] ?? START_PRICES[info.symbol] ?? 100,
@@ -96,16 +110,18 @@ export class MarketFlow {
     const { info } = m;
     const items: OrderActionItem[] = [{ cancelAll: { c: [info.symbol] } }];
     const halfSpread = 2 * info.tickSize + m.ref * 0.0001 * (1 + this.uniform());
+    const spacing = Math.max(info.tickSize, (m.ref * this.o.levelSpacingBps) / 10_000);
+    const orderUsd = this.o.depthUsd / (this.o.makers * this.o.levels);
     for (let i = 0; i < this.o.levels; i++) {
-      const offset = halfSpread + i * Math.max(info.tickSize, m.ref * 0.0002);
-      items.push(this.limit(info, true, this.floorTick(info, m.ref - offset)));
-      items.push(this.limit(info, false, this.ceilTick(info, m.ref + offset)));
+      const offset = halfSpread + i * spacing;
+      items.push(this.limit(info, true, this.floorTick(info, m.ref - offset), orderUsd));
+      items.push(this.limit(info, false, this.ceilTick(info, m.ref + offset), orderUsd));
     }
     this.engine.applyOrderAction(maker, items);
   }
 
-  private limit(info: MarketInfo, isBuy: boolean, px: number): OrderActionItem {
-    return { order: { c: info.symbol, b: isBuy, px, sz: this.size(info, px, 1 + 4 * this.uniform()), r: false, t: { limit: { tif: 'GTC' } } } };
+  private limit(info: MarketInfo, isBuy: boolean, px: number, meanUsd: number): OrderActionItem {
+    return { order: { c: info.symbol, b: isBuy, px, sz: this.size(info, px, meanUsd * (0.5 + this.uniform())), r: false, t: { limit: { tif: 'GTC' } } } };
   }
 
   private take(m: MarketFlowState): void {
@@ -114,16 +130,16 @@ export class MarketFlow {
     const buyProbability = 0.5 - 0.4 * Math.tanh(m.takerPosition / limitLots);
     const isBuy = this.uniform() < buyProbability;
     const px = this.roundTick(info, m.ref);
-    const sz = this.size(info, px, 1 + 2 * this.uniform());
+    const sz = this.size(info, px, info.minNotional * (1 + 2 * this.uniform()));
     const { statuses } = this.engine.applyOrderAction(m.taker, [{ order: { c: info.symbol, b: isBuy, px: 0, sz, r: false, t: { trigger: { is_market: true, triggerPx: 0 } } } }]);
     const s = statuses[0];
     const filled = s && 'filled' in s ? s.filled.totalSz : s && 'partiallyFilled' in s ? s.partiallyFilled.totalSz : 0;
     m.takerPosition += (isBuy ? filled : -filled) / (sz || 1);
   }
 
-  /** A size on the lot grid worth about `multiple` × the minimum notional at `px`. */
-  private size(info: MarketInfo, px: number, multiple: number): number {
-    const lots = Math.max(1, Math.ceil((info.minNotional * multiple) / (px * info.lotSize)));
+  /** A size on the lot grid worth about `usd` (at least the minimum notional) at `px`. */
+  private size(info: MarketInfo, px: number, usd: number): number {
+    const lots = Math.max(1, Math.ceil(Math.max(usd, info.minNotional) / (px * info.lotSize)));
     return roundToStep(lots * info.lotSize, info.lotSize);
   }
 

@@ -30,3 +30,16 @@ describe('venue config: oracle bounds', () => {
     expect(() => load('oracleMaxSkewSeconds: 0.5\n')).toThrow(/oracleMaxSkewSeconds \(line 1\)/);
   });
 });
+
+describe('venue config: market flow depth', () => {
+  it('config/venue.example.yaml documents the defaults, and the keys reach the flow', () => {
+    const example = venueOptions(loadYamlFile(join(ROOT, 'config/venue.example.yaml'), venueConfigSchema));
+    expect(example.flow).toMatchObject({ makers: 2, levels: 5, depthUsd: 1_000_000, levelSpacingBps: 2 });
+    expect(venueOptions(load('flow:\n  depthUsd: 5000000\n  levelSpacingBps: 1.5\n')).flow).toEqual({ depthUsd: 5_000_000, levelSpacingBps: 1.5 });
+  });
+
+  it('a bad value names its key and line', () => {
+    expect(() => load('flow:\n  makers: 2\n  depthUsd: 0\n')).toThrow(/flow\.depthUsd \(line 3\)/);
+    expect(() => load('flow:\n  levelSpacingBps: -1\n')).toThrow(/flow\.levelSpacingBps \(line 2\)/);
+  });
+});
