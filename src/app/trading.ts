@@ -27,8 +27,12 @@ import { createStrategyContext, silentStrategyLogger } from '../strategy/context
 import { StrategyHost } from '../strategy/host.js';
 import type { LoadedStrategy } from '../strategy/loader.js';
 import type { StrategyLogger, StrategyMetrics } from '../strategy/api.js';
+import { closePositions } from './close-on-stop.js';
 import { LiveRiskView } from './risk-view.js';
 import { StaleGuard } from './stale-guard.js';
+
+/** How long a closing order (closeOnStop) may take to be answered, ms. */
+const CLOSE_ON_STOP_TIMEOUT_MS = 5000;
 
 export interface TradingOptions {
   /** REST base URL ending in /api/v1. */
@@ -249,7 +253,16 @@ async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, h
   });
   const exec = execution;
   const strategyLog = opts.strategyLogger ?? (() => silentStrategyLogger);
-  const host = new StrategyHost({ clock, onStopped: (name) => exec.cancelStrategy(name), log: strategyLog(undefined) });
+  /** A stopped strategy's orders are cancelled, then, when it asked (closeOnStop), its markets' position is closed. */
+  const stopOrders = async (name: string) => {
+    const report = await exec.cancelStrategy(name);
+    const s = opts.strategies.find((x) => x.name === name);
+    const close = s?.definition.closeOnStop;
+    if (!close) return report;
+    const closing = { execution: exec, position: (sym: string) => state?.positions.get(sym)?.size ?? 0, book: (sym: string) => books.get(sym), rules: (sym: string) => markets.get(sym)! };
+    return { ...report, closeOnStop: await closePositions(name, s.symbols, close, closing, CLOSE_ON_STOP_TIMEOUT_MS) };
+  };
+  const host = new StrategyHost({ clock, onStopped: stopOrders, log: strategyLog(undefined) });
   const guard = new StaleGuard({
     health$: pool.health$,
     staleTopics: pool.staleTopics(),

@@ -126,6 +126,18 @@ export interface StrategyContext {
 // ---------------------------------------------------------------------------------------------
 // Definition
 
+/** Flattening on stop: what a strategy asks for in `StrategySpec.closeOnStop`. */
+export interface CloseOnStop {
+  /**
+   * Farthest the closing orders' limit price may be from the mid when the strategy stops, basis points (> 0, at most
+   * 1000). The orders are reduce-only IOC: what the book does not fill within the bound stays open as a position.
+   */
+  readonly maxSlippageBps: number;
+}
+
+/** Largest `closeOnStop.maxSlippageBps` (10 %). */
+export const MAX_CLOSE_SLIPPAGE_BPS = 1000;
+
 export interface StrategySpec<P> {
   /** Lower-case words joined by dashes (`market-maker`). */
   readonly name: string;
@@ -140,6 +152,12 @@ export interface StrategySpec<P> {
    * Emitted intents must not be mutated afterwards.
    */
   create(ctx: StrategyContext, params: P): Observable<Intent>;
+  /**
+   * Close the account's position in the strategy's markets (`symbols`) when the strategy stops (after its orders are
+   * cancelled), by reduce-only IOC orders within `maxSlippageBps` of the mid; the outcome is in the stop log line.
+   * Absent: the position is left as it is.
+   */
+  readonly closeOnStop?: CloseOnStop;
 }
 
 /** Brand shared by every copy of this module (Symbol.for), checked by the loader. */
@@ -160,6 +178,13 @@ export function defineStrategy<P>(spec: StrategySpec<P>): StrategyDefinition<P> 
   if (typeof spec.params?.run !== 'function') throw new StrategyError(`strategy ${spec.name}: params must be a schema`);
   if (typeof spec.create !== 'function') throw new StrategyError(`strategy ${spec.name}: create must be a function`);
   if (spec.symbols !== undefined && typeof spec.symbols !== 'function') throw new StrategyError(`strategy ${spec.name}: symbols must be a function of the params`);
+  if (spec.closeOnStop !== undefined) {
+    const bps = (spec.closeOnStop as Partial<CloseOnStop> | null)?.maxSlippageBps;
+    if (!(typeof bps === 'number' && bps > 0 && bps <= MAX_CLOSE_SLIPPAGE_BPS)) {
+      throw new StrategyError(`strategy ${spec.name}: closeOnStop.maxSlippageBps must be a number > 0 and <= ${MAX_CLOSE_SLIPPAGE_BPS}, got ${JSON.stringify(bps)}`);
+    }
+    if (spec.symbols === undefined) throw new StrategyError(`strategy ${spec.name}: closeOnStop needs symbols (the markets whose position it closes)`);
+  }
   return Object.freeze({ ...spec, [STRATEGY_BRAND]: 1 as const });
 }
 

@@ -38,7 +38,8 @@ export interface StrategyHostOptions {
   clock: Clock;
   /**
    * Called once whenever a strategy stops running (stopped, completed or failed), with the reason: the
-   * app cancels its orders. A returned promise keeps a stopping strategy in `stopping` until it settles.
+   * app cancels its orders. A returned promise keeps a stopping strategy in `stopping` until it settles; the
+   * fields of the object it resolves to (e.g. how its orders and position were closed) join the stop log line.
    */
   onStopped?: (name: string, reason: string) => void | Promise<unknown>;
   log?: StrategyLogger;
@@ -216,7 +217,7 @@ export class StrategyHost {
     this.setState(slot, 'failed', reason);
     this.log.error({ strategy: slot.name, reason, err: cause }, 'strategy failed; stopped on its own');
     this.teardown(slot);
-    slot.done = this.notifyStopped(slot.name, reason);
+    slot.done = this.notifyStopped(slot.name, reason).then(() => undefined);
   }
 
   /** Ends the current run through `stopping` to `stopped` once onStopped settled. */
@@ -226,9 +227,9 @@ export class StrategyHost {
     this.setState(slot, 'stopping', reason);
     this.log.info({ strategy: slot.name, reason }, 'strategy stopping');
     this.teardown(slot);
-    const done = this.notifyStopped(slot.name, reason).then(() => {
+    const done = this.notifyStopped(slot.name, reason).then((outcome) => {
       this.setState(slot, 'stopped', reason);
-      this.log.info({ strategy: slot.name, reason }, 'strategy stopped');
+      this.log.info({ ...outcome, strategy: slot.name, reason }, 'strategy stopped');
     });
     slot.done = done;
     return done;
@@ -244,18 +245,21 @@ export class StrategyHost {
     }
   }
 
-  /** Calls onStopped; resolves when its promise settles (failures are logged, never rethrown). */
-  private notifyStopped(name: string, reason: string): Promise<void> {
+  /** Calls onStopped; resolves with the object it resolved to (else undefined) when it settles (failures are logged, never rethrown). */
+  private notifyStopped(name: string, reason: string): Promise<object | undefined> {
     const onStopped = this.opts.onStopped;
-    if (!onStopped) return Promise.resolve();
+    if (!onStopped) return Promise.resolve(undefined);
     try {
       return Promise.resolve(onStopped(name, reason)).then(
-        () => undefined,
-        (e: unknown) => this.log.error({ strategy: name, err: e }, 'onStopped failed'),
+        (outcome) => (typeof outcome === 'object' && outcome !== null ? outcome : undefined),
+        (e: unknown) => {
+          this.log.error({ strategy: name, err: e }, 'onStopped failed');
+          return undefined;
+        },
       );
     } catch (e) {
       this.log.error({ strategy: name, err: e }, 'onStopped threw');
-      return Promise.resolve();
+      return Promise.resolve(undefined);
     }
   }
 

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, PerpbotError, ValidationError } from '../core/errors.js';
-import { parse } from '../core/schema.js';
+import { issues, parse } from '../core/schema.js';
 import { SYMBOL_PATTERN } from '../core/types.js';
 import { isStrategyDefinition, type StrategyDefinition } from './api.js';
 
@@ -117,7 +117,8 @@ function isUnknownExtension(e: unknown): boolean {
 
 /**
  * Imports the module of `spec`, checks its default export and validates its params.
- * Throws ConfigError naming `<key>.module` or `<key>.name`, or ValidationError naming `<key>.params.<path>`.
+ * Throws ConfigError naming `<key>.module` or `<key>.name`, ValidationError naming `<key>.params.<path>`, or
+ * StrategyLoadError listing every problem of the params when there are several.
  */
 export async function loadStrategy(spec: StrategyModuleSpec, opts: LoadOptions = {}): Promise<LoadedStrategy> {
   const key = opts.key ?? 'strategies[0]';
@@ -149,9 +150,11 @@ export async function loadStrategy(spec: StrategyModuleSpec, opts: LoadOptions =
   }
   let params: unknown;
   try {
+    const found = issues(definition.params, spec.params ?? {}, `${key}.params`);
+    if (found.length > 1) throw new StrategyLoadError(found.map((i) => new ValidationError(i.field, i.message)));
     params = parse(definition.params, spec.params ?? {}, `${key}.params`);
   } catch (e) {
-    if (e instanceof ValidationError) throw e;
+    if (e instanceof ValidationError || e instanceof StrategyLoadError) throw e;
     throw new ConfigError(`${key}.params`, `the params validator of ${definition.name} threw: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
   }
   let symbols: readonly string[] = [];
@@ -192,6 +195,7 @@ export async function loadStrategies(specs: readonly StrategyModuleSpec[], opts:
       loaded.push(s);
     } catch (e) {
       if (e instanceof ConfigError || e instanceof ValidationError) problems.push(e);
+      else if (e instanceof StrategyLoadError) problems.push(...e.problems);
       else throw e;
     }
   }

@@ -1,7 +1,11 @@
-// Checks between fields of a daemon config that a schema cannot express (names, references, mode-dependent keys).
+// Checks of a daemon config that a schema cannot express: between fields (names, references, mode-dependent keys) and of its key files.
 // Invariant: every problem is returned at once, each naming the key path that must change.
 
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ValidationError } from '../../core/errors.js';
 import type { Issue } from '../../core/schema.js';
+import { Keypair } from '../../protocol/keys.js';
 import type { DaemonConfig } from './schema.js';
 
 /**
@@ -43,5 +47,35 @@ export function crossFieldIssues(c: DaemonConfig): Issue[] {
   if (c.venue.mode === 'remote') {
     for (const key of ['url', 'wsUrl'] as const) if (c.venue[key] === undefined) out.push({ field: `venue.${key}`, message: 'required when venue.mode is remote' });
   }
+  return out;
+}
+
+/** A key file as the file names it, before the schema (so its problems show beside the others). */
+export interface KeyFileEntry {
+  readonly keyFile?: unknown;
+  readonly createKey?: unknown;
+}
+
+/**
+ * Problems of the key files of `accounts` (paths relative to `baseDir`): each must exist (unless createKey is true),
+ * be readable and hold a key. Entries without a string keyFile are skipped. The messages never show a key.
+ */
+export function keyFileIssues(accounts: readonly KeyFileEntry[], baseDir: string): Issue[] {
+  const out: Issue[] = [];
+  accounts.forEach((a, i) => {
+    if (typeof a.keyFile !== 'string' || a.keyFile === '') return;
+    const file = resolve(baseDir, a.keyFile);
+    const field = `accounts[${i}].keyFile`;
+    if (!existsSync(file)) {
+      if (a.createKey !== true) out.push({ field, message: `${file} does not exist (set createKey: true to create it)` });
+      return;
+    }
+    try {
+      Keypair.fromFile(file, () => undefined);
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e;
+      out.push({ field, message: e.message });
+    }
+  });
   return out;
 }

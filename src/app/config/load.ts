@@ -1,11 +1,11 @@
 // Reading the daemon config: YAML with environment interpolation, schema, checks between fields, paths, strategies.
-// Invariants: every problem of a file is reported at once (ConfigErrors with key paths and lines) before anything connects; returned paths are absolute.
+// Invariants: every problem of a file, its strategies and its key files is reported at once (ConfigErrors with key paths and lines) before anything connects; returned paths are absolute.
 
 import { dirname, resolve } from 'node:path';
 import { ConfigError, ConfigErrors, type ValidationError } from '../../core/errors.js';
-import { loadStrategies, StrategyLoadError, type LoadedStrategy } from '../../strategy/loader.js';
+import { loadStrategies, StrategyLoadError, type LoadedStrategy, type StrategyModuleSpec } from '../../strategy/loader.js';
 import { readConfigFile, readYamlDocument, validateYaml, type YamlDocument } from '../yaml-config.js';
-import { crossFieldIssues } from './checks.js';
+import { crossFieldIssues, keyFileIssues } from './checks.js';
 import { daemonConfigSchema, type DaemonConfig } from './schema.js';
 
 export interface ParseOptions {
@@ -23,7 +23,7 @@ function isPath(module: string): boolean {
 function withAbsolutePaths(c: DaemonConfig, baseDir: string): DaemonConfig {
   return {
     ...c,
-    journal: { path: resolve(baseDir, c.journal.path) },
+    journal: { ...c.journal, path: resolve(baseDir, c.journal.path) },
     accounts: c.accounts.map((a) => (a.keyFile === undefined ? a : { ...a, keyFile: resolve(baseDir, a.keyFile) })),
     strategies: c.strategies.map((s) => (isPath(s.module) ? { ...s, module: resolve(baseDir, s.module) } : s)),
   };
@@ -52,21 +52,47 @@ function issueOf(e: ConfigError | ValidationError): { field: string; message: st
   return { field, message: field && e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message };
 }
 
+/** The strategy entries of a file that did not validate: those with a module name (the others are already reported). */
+function rawStrategySpecs(data: unknown): StrategyModuleSpec[] {
+  const list = (data as { strategies?: unknown } | null)?.strategies;
+  if (!Array.isArray(list)) return [];
+  return list.map((entry: unknown) => {
+    const e = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
+    return { ...(typeof e.name === 'string' && { name: e.name }), module: typeof e.module === 'string' ? e.module : '', params: e.params };
+  });
+}
+
 /**
- * loadDaemonConfig, then loads every strategy module and validates its params (nothing is started).
- * Throws ConfigErrors listing every problem with its line: the file's, else the strategies'.
+ * Reads the config file at `path` (as loadDaemonConfig), loads every strategy module and validates its params, and
+ * checks the key files (present unless created, readable, a key); nothing is started. Throws ConfigErrors listing
+ * every problem of all three at once, each with its line.
  */
 export async function checkDaemonConfig(path: string, env: NodeJS.ProcessEnv = process.env): Promise<{ config: DaemonConfig; strategies: LoadedStrategy[] }> {
   const baseDir = dirname(resolve(path));
-  const { doc, config } = read(readConfigFile(path), path, { env, baseDir });
-  const specs = config.strategies.map((s) => ({ ...(s.name !== undefined && { name: s.name }), module: s.module, params: s.params }));
+  const doc = readYamlDocument(readConfigFile(path), path, { env });
+  const problems: ConfigError[] = [];
+  let config: DaemonConfig | undefined;
   try {
-    return { config, strategies: await loadStrategies(specs, { root: 'strategies', baseDir }) };
+    config = withAbsolutePaths(validateYaml(doc, daemonConfigSchema, crossFieldIssues), baseDir);
+  } catch (e) {
+    if (!(e instanceof ConfigErrors)) throw e;
+    problems.push(...e.problems);
+  }
+  const specs = config
+    ? config.strategies.map((s) => ({ ...(s.name !== undefined && { name: s.name }), module: s.module, params: s.params }))
+    : rawStrategySpecs(doc.data).map((s) => ({ ...s, module: s.module && isPath(s.module) ? resolve(baseDir, s.module) : s.module }));
+  let strategies: LoadedStrategy[] = [];
+  try {
+    strategies = await loadStrategies(specs.filter((s) => s.module !== ''), { root: 'strategies', baseDir });
   } catch (e) {
     if (!(e instanceof StrategyLoadError)) throw e;
-    throw new ConfigErrors(path, e.problems.map((p) => {
+    problems.push(...e.problems.map((p) => {
       const { field, message } = issueOf(p);
       return doc.problem(field, message);
     }));
   }
+  const accounts = (doc.data as { accounts?: unknown } | null)?.accounts;
+  if (Array.isArray(accounts)) problems.push(...keyFileIssues(accounts.map((a: unknown) => (typeof a === 'object' && a !== null ? a : {})), baseDir).map((i) => doc.problem(i.field, i.message)));
+  if (problems.length > 0) throw new ConfigErrors(path, problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity)));
+  return { config: config!, strategies };
 }

@@ -5,7 +5,7 @@ import type { Logger as PinoLogger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { HttpClient } from '../../client/http.js';
 import { systemClock } from '../../core/clock.js';
-import { Journal } from '../../store/index.js';
+import { Journal, startRetention } from '../../store/index.js';
 import type { LoadedStrategy } from '../../strategy/loader.js';
 import { onSignal } from '../../risk/index.js';
 import { createMetrics, startControlServer, componentLogger, strategyLogger, type ControlServer } from '../../telemetry/index.js';
@@ -19,7 +19,7 @@ import { venueOptions } from '../venue-config.js';
 import { loadAccounts, prepareAccounts, reportNonceLead, type DaemonAccount } from './accounts.js';
 import { control, readiness, statusOf, type SessionEntry } from './control.js';
 import { RegistryMetricBackends, wireMetrics } from './metrics.js';
-import { journalingSubmitter, recordSnapshots, recordTrading, snapshotAccount } from './recording.js';
+import { journalingSubmitter, journalSizeGauge, recordSnapshots, recordTrading, snapshotAccount } from './recording.js';
 import { resolveUnresolvedBatches } from './resolve.js';
 import { StatusLine } from './status-line.js';
 
@@ -77,6 +77,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     await prepareAccounts(accounts, { http: setupHttp, dialect, network, nonces, log });
 
     const metrics = createMetrics();
+    journalSizeGauge(journal, metrics.registry);
+    const journalLog = componentLogger(logger, 'journal');
+    closers.push(startRetention(journal, { ...config.journal.retention, clock, onPruned: (rows) => journalLog.debug({ rows }, 'journal pruned'), onError: (e) => journalLog.warn({ error: e.message }, 'journal pruning failed') }));
     const strategyMetrics = new RegistryMetricBackends(metrics.registry);
     const commitments = config.execution.signing === 'precomputed' ? commitmentPool(componentLogger(logger, 'execution')) : undefined;
     if (commitments) closers.push(() => commitments.close());

@@ -101,7 +101,9 @@ describe('loadStrategy', () => {
     expect((e as ValidationError).field).toBe('strategies[2].params.ladder.levels');
     expect(e.message).toBe('strategies[2].params.ladder.levels: must be >= 1, got 0');
     expect((await loadError({ module: './good.ts', params: { size: 1, ladder: { levels: 1 }, extra: true } })).message).toBe('strategies[0].params.extra: unknown field');
-    expect((await loadError({ module: './good.ts' })).message).toBe('strategies[0].params.size: missing field');
+    const all = await loadError({ module: './good.ts', params: { ladder: { levels: 0 } } });
+    expect(all).toBeInstanceOf(StrategyLoadError);
+    expect((all as StrategyLoadError).problems.map((p) => p.message)).toEqual(['strategies[0].params.size: missing field', 'strategies[0].params.ladder.levels: must be >= 1, got 0']);
   });
 
   it('refuses a bad instance name', async () => {

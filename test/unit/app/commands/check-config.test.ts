@@ -26,7 +26,7 @@ describe('perpbot check-config', () => {
       file,
       [
         'venue: {mode: remote, url: "https://venue.example/api/v1", wsUrl: "wss://venue.example/ws", dialect: current}',
-        'accounts: [{name: a, keyFile: a.key}, {name: b, keyFile: b.key, agentOf: a}]',
+        'accounts: [{name: a, keyFile: a.key, createKey: true}, {name: b, keyFile: b.key, createKey: true, agentOf: a}]',
         'strategies:',
         '  - {name: one, module: market-maker, account: b, params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01}}',
         '  - {name: two, module: market-maker, account: b, params: {symbol: ETH-USD, size: 0.01, maxPosition: 0.1}}',
@@ -35,15 +35,41 @@ describe('perpbot check-config', () => {
     expect((await run([file])).lines).toEqual([`${file}: ok (2 accounts, 2 strategies, venue remote https://venue.example/api/v1, dialect current)`]);
   });
 
-  it('throws ConfigErrors listing every problem (the CLI prints it and exits 1)', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'perpbot-check-')), 'bad.yaml');
-    writeFileSync(file, ['accounts:', '  - name: main', '    keyFile: k.key', '    faucetUsd: -5', 'strategies:', '  - module: market-maker', '    colour: red'].join('\n'));
+  it('throws ConfigErrors listing every problem at once: the file, the strategies and their params, the key files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-check-'));
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(join(dir, 'garbage.key'), 'not a key');
+    writeFileSync(
+      file,
+      [
+        'accounts:',
+        '  - name: main',
+        '    keyFile: k.key',
+        '    faucetUsd: -5',
+        '  - name: other',
+        '    keyFile: garbage.key',
+        'strategies:',
+        '  - module: market-maker',
+        '    colour: red',
+        '    params: {symbol: BTC-USD, size: -1}',
+        '  - module: ./nowhere.ts',
+      ].join('\n'),
+    );
     const e = await run([file]).then(
       () => undefined,
       (x: unknown) => x,
     );
     expect(e).toBeInstanceOf(ConfigErrors);
-    expect((e as ConfigErrors).message).toBe(`2 problems in ${file}:\n  accounts[0].faucetUsd (line 4): must be > 0, got -5\n  strategies[0].colour (line 7): unknown field`);
+    expect((e as ConfigErrors).message.split('\n')).toEqual([
+      `7 problems in ${file}:`,
+      `  accounts[0].keyFile (line 3): ${join(dir, 'k.key')} does not exist (set createKey: true to create it)`,
+      '  accounts[0].faucetUsd (line 4): must be > 0, got -5',
+      `  accounts[1].keyFile (line 6): key file ${join(dir, 'garbage.key')}: not valid base58`,
+      '  strategies[0].colour (line 9): unknown field',
+      '  strategies[0].params.size (line 10): must be > 0, got -1',
+      '  strategies[0].params.maxPosition (line 10): missing field',
+      expect.stringMatching(/^ {2}strategies\[1\]\.module \(line 11\): no strategy module ".*nowhere\.ts" \(tried /),
+    ]);
   });
 
   it('prints its help, and rejects a missing or extra FILE as a usage error', async () => {

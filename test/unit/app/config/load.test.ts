@@ -205,7 +205,7 @@ describe('daemon config: paths and environment', () => {
 describe('checkDaemonConfig', () => {
   it('loads the strategies and reports their problems with the lines of their keys', async () => {
     const path = file([
-      'accounts: [{name: main, keyFile: k.key}]', //  1
+      'accounts: [{name: main, keyFile: k.key, createKey: true}]', //  1
       'strategies:', //                                2
       '  - name: one', //                              3
       '    module: market-maker', //                   4
