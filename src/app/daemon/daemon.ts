@@ -5,6 +5,7 @@ import type { Logger as PinoLogger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { HttpClient } from '../../client/http.js';
 import { systemClock } from '../../core/clock.js';
+import { ConfigError } from '../../core/errors.js';
 import { Journal, startRetention } from '../../store/index.js';
 import type { LoadedStrategy } from '../../strategy/loader.js';
 import { onSignal } from '../../risk/index.js';
@@ -57,10 +58,32 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   };
   const accounts = loadAccounts(config.accounts, (message) => log.warn({}, message));
   try {
+    // Every port is bound before anything acts: a taken port funds no account and starts no strategy.
+    const metrics = createMetrics();
+    const sessions: SessionEntry[] = [];
+    let ready = false;
     let venue: Venue | undefined;
+    const isReady = () => readiness(ready, sessions, { nowMs: clock.nowMs(), deniedNotReadyMs: config.telemetry.deniedNotReadyMs });
+    const server: ControlServer = await bound(
+      'telemetry.port',
+      config.telemetry.host,
+      config.telemetry.port,
+      startControlServer({
+        host: config.telemetry.host,
+        port: config.telemetry.port,
+        token: config.telemetry.token,
+        metrics,
+        ready: isReady,
+        status: () => statusOf(sessions, venue ? 'local' : 'remote', venue?.url ?? config.venue.url ?? ''),
+        ...control(sessions),
+        logger: componentLogger(logger, 'control'),
+      }),
+    );
+    closers.push(() => server.close());
     if (config.venue.mode === 'local') {
       const venueLog = componentLogger(logger, 'venue');
-      venue = await startVenue({ port: 0, ...venueOptions(config.venue.local), onInternalError: (e) => venueLog.error({ err: e }, 'local venue internal error') });
+      const options = { port: 0, ...venueOptions(config.venue.local), onInternalError: (e: unknown) => venueLog.error({ err: e }, 'local venue internal error') };
+      venue = await bound('venue.local.port', options.host ?? '127.0.0.1', options.port, startVenue(options));
       closers.push(() => venue!.close());
     }
     const url = venue?.url ?? config.venue.url!;
@@ -76,14 +99,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const nonces = new NonceSources({ clock, store: journal.nonces });
     await prepareAccounts(accounts, { http: setupHttp, dialect, network, nonces, log });
 
-    const metrics = createMetrics();
     journalSizeGauge(journal, metrics.registry);
     const journalLog = componentLogger(logger, 'journal');
     closers.push(startRetention(journal, { ...config.journal.retention, clock, onPruned: (rows) => journalLog.debug({ rows }, 'journal pruned'), onError: (e) => journalLog.warn({ error: e.message }, 'journal pruning failed') }));
     const strategyMetrics = new RegistryMetricBackends(metrics.registry);
     const commitments = config.execution.signing === 'precomputed' ? commitmentPool(componentLogger(logger, 'execution')) : undefined;
     if (commitments) closers.push(() => commitments.close());
-    const sessions: SessionEntry[] = [];
     const recordings: Subscription[] = [];
     closers.push(() => {
       for (const r of recordings) r.unsubscribe();
@@ -98,22 +119,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     }
     reportNonceLead(accounts, nonces, { registry: metrics.registry, log });
     for (const { session } of sessions) recordings.push(recordSnapshots(journal, session, { snapshotEveryMs: 60_000, log: componentLogger(logger, 'journal'), clock }));
-    let ready = true;
-    const isReady = () => readiness(ready, sessions, { nowMs: clock.nowMs(), deniedNotReadyMs: config.telemetry.deniedNotReadyMs });
+    ready = true;
     const unwire = wireMetrics(metrics, sessions, clock, () => isReady().ready, commitments);
     const disposers = sessions.map(({ session }) => onSignal(session.risk, 'SIGUSR2'));
 
-    const server: ControlServer = await startControlServer({
-      host: config.telemetry.host,
-      port: config.telemetry.port,
-      token: config.telemetry.token,
-      metrics,
-      ready: isReady,
-      status: () => statusOf(sessions, venue ? 'local' : 'remote', url),
-      ...control(sessions),
-      logger: componentLogger(logger, 'control'),
-    });
-    closers.push(() => server.close());
     if (config.latency.dedicatedCpu !== undefined) {
       // Last: every worker thread exists now, so all of them move off the CPU.
       const onSpinnerError = (e: Error) => log.warn({ error: e.message }, 'the dedicated CPU lost its spinner: it may go idle between ticks');
@@ -164,6 +173,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     };
   } catch (e) {
     await closeAll().catch((closeError: Error) => log.warn({ error: closeError.message }, 'cleanup after a failed start failed'));
+    throw e;
+  }
+}
+
+/** `listening`, or a ConfigError naming `key` and what to change when its port is taken or cannot be bound. */
+async function bound<T>(key: string, host: string, port: number, listening: Promise<T>): Promise<T> {
+  try {
+    return await listening;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const env = key === 'telemetry.port' ? ' (PERPBOT_METRICS_PORT with config/default.yaml)' : '';
+    if (code === 'EADDRINUSE') throw new ConfigError(key, `port ${port} on ${host} is in use (another perpbot?): set ${key}${env} to a free port, or 0 to pick one`, undefined, { cause: e });
+    if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new ConfigError(key, `cannot listen on ${host}:${port} (${code}): change ${key}${env} or its host`, undefined, { cause: e });
     throw e;
   }
 }
