@@ -18,4 +18,5 @@ export {
   type PruneStep,
 } from './journal.js';
 export { JournalError } from './errors.js';
+export { startRetention, type RetentionOptions } from './retention.js';
 export { UNATTRIBUTED, type ReportRow } from './report.js';

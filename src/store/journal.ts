@@ -273,6 +273,9 @@ export class Journal {
     try {
       if (!opts.mustExist) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       db = new Database(path, { fileMustExist: opts.mustExist ?? false });
+      // Takes effect only on a new file, before WAL mode and the first table: retention's freed pages can then be
+      // handed back to the file system (an older journal reuses them instead).
+      pragma(db, 'auto_vacuum = INCREMENTAL');
       const mode = pragma(db, 'journal_mode = WAL');
       if (mode !== 'wal') throw new JournalError(`WAL mode unavailable (journal_mode is ${String(mode)})`);
       pragma(db, 'synchronous = NORMAL');
@@ -468,7 +471,8 @@ export class Journal {
         if (step.maxBytes !== undefined && this.usedBytes() > step.maxBytes) deleted += statement<[number]>(this.db, `DELETE FROM ${t.table} WHERE id IN (${oldest})`).run(step.rows).changes;
       }
     })();
-    if (pragma(this.db, 'auto_vacuum') === 2) pragma(this.db, `incremental_vacuum(${VACUUM_PAGES_PER_STEP})`);
+    // exec, not a statement: a statement's step frees one page; exec steps to the end (and creates no Statement object).
+    if (pragma(this.db, 'auto_vacuum') === 2) this.db.exec(`PRAGMA incremental_vacuum(${VACUUM_PAGES_PER_STEP})`);
     return deleted;
   }
 

@@ -116,8 +116,6 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 export function migrate(db: Database): void {
   const from = pragma(db, 'user_version') as number;
   if (from > SCHEMA_VERSION) throw new JournalError(`schema version ${from} is newer than this build's ${SCHEMA_VERSION}`);
-  // Only possible before the first table exists: pages freed by retention can then be returned to the file system.
-  if (from === 0) pragma(db, 'auto_vacuum = INCREMENTAL');
   for (let v = from; v < SCHEMA_VERSION; v++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[v]!);

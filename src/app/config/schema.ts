@@ -109,7 +109,11 @@ export interface DaemonConfig {
     spareSockets: number;
   };
   /** SQLite journal file; absolute once loaded. Default data/perpbot.sqlite next to the config file. */
-  journal: { path: string };
+  journal: {
+    path: string;
+    /** Pruning (startRetention): rows older than maxAgeDays (0: any age kept) and, while the journal uses more than maxMegabytes (0: no bound), the oldest; one small step every pruneIntervalMs. Defaults 7, 1024, 1000. */
+    retention: { maxAgeDays: number; maxMegabytes: number; pruneIntervalMs: number };
+  };
   telemetry: {
     /** Bind address of /metrics, /livez, /readyz, /status. Default 127.0.0.1. */
     host: string;
@@ -234,7 +238,18 @@ const fileSchema = complete({
       spareSockets: withDefault(integer(0, 64), 2),
     }),
   ),
-  journal: defaulted(complete({ path: withDefault(string({ minLength: 1, maxLength: 4096 }), DEFAULT_JOURNAL_PATH) })),
+  journal: defaulted(
+    complete({
+      path: withDefault(string({ minLength: 1, maxLength: 4096 }), DEFAULT_JOURNAL_PATH),
+      retention: defaulted(
+        complete({
+          maxAgeDays: withDefault(integer(0, 36_500), 7),
+          maxMegabytes: withDefault(integer(0, 16_777_216), 1024),
+          pruneIntervalMs: withDefault(integer(10, 3_600_000), 1000),
+        }),
+      ),
+    }),
+  ),
   telemetry: defaulted(
     complete({
       host: withDefault(string({ minLength: 1, maxLength: 255 }), '127.0.0.1'),

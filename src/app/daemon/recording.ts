@@ -2,6 +2,7 @@
 // nothing recorded included), position snapshots and funding payments.
 // Invariants: a batch row is committed before its bytes reach the socket; a fill is journaled with the account's own side.
 
+import { Gauge, type Registry } from 'prom-client';
 import { defer, interval, retry, timer, type Subscription } from 'rxjs';
 import type { AccountReader } from '../../account/account.js';
 import { KeyCounts } from '../../account/dedupe.js';
@@ -157,4 +158,16 @@ export async function snapshotAccount(journal: Journal, session: TradingSession,
     const f = row.fundingPayment;
     journal.recordFunding({ account, symbol: f.symbol, amountUsd: f.payment, rate: f.fundingRate, timeNs: f.timestamp });
   }
+}
+
+/** Registers perpbot_journal_bytes on `registry`: the journal's bytes on disk, read at each scrape. */
+export function journalSizeGauge(journal: Journal, registry: Registry): void {
+  new Gauge({
+    name: 'perpbot_journal_bytes',
+    help: 'Bytes of the journal on disk (database file and write-ahead log); bounded by journal.retention.',
+    registers: [registry],
+    collect() {
+      this.set(journal.fileBytes());
+    },
+  });
 }
