@@ -16,8 +16,11 @@ Summarizes the journal: one row per strategy and symbol, and a total.
                    or an ISO time (2026-11-01T00:00:00Z)
   --json           print {sinceMs, rows, total, unresolvedBatches} as JSON
 
-realizedPnlUsd is average-cost from the journal's fills (cost basis from the first fill), before
-fees; feesUsd is paid (negative: rebates); fundingUsd is received (negative: paid). An account's
+realizedPnlUsd is average-cost from the journal's fills, before fees. Cost basis is replayed from the
+first fill of each account epoch: the daemon starts a new epoch when the venue it trades holds none of
+the fills journaled for the account (another venue instance, such as a fresh local venue), and a
+position is never carried from one epoch to the next. Rows pruned by journal.retention are not seen.
+feesUsd is paid (negative: rebates); fundingUsd is received (negative: paid). An account's
 funding in a symbol is split among the strategies holding a position there, by their share of it;
 ${UNATTRIBUTED} gets activity no strategy owns. fillRatio = ordersFilled / ordersPlaced.`;
 
