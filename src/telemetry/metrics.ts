@@ -46,6 +46,9 @@ export interface PerpbotMetrics {
   readonly denials: Counter<'reason'>;
   readonly wsReconnects: Counter;
   readonly framesInvalid: Counter<'kind'>;
+  readonly topicsRefused: Counter;
+  readonly staleTopics: Gauge;
+  readonly httpRateLimited: Counter;
   readonly streamDataAgeSeconds: Gauge<'topic'>;
   readonly bookUpdates: Counter<'symbol'>;
   readonly positionBase: Gauge<'account' | 'symbol'>;
@@ -115,6 +118,9 @@ export function createMetrics(): PerpbotMetrics {
     denials: counter('perpbot_risk_denials_total', 'Operations refused before signing, by risk reason (LOCAL_* for execution checks).', ['reason']),
     wsReconnects: counter('perpbot_ws_reconnects_total', 'WebSocket reconnects (count).'),
     framesInvalid: counter('perpbot_ws_frames_invalid_total', 'Inbound WebSocket frames that could not be used, by kind (count).', ['kind']),
+    topicsRefused: counter('perpbot_ws_topics_refused_total', 'Stream topics the venue refused to subscribe (count).'),
+    staleTopics: gauge('perpbot_stream_stale_topics', 'Stream topics without fresh data now: their markets are not quoted (count).'),
+    httpRateLimited: counter('perpbot_http_rate_limited_total', 'HTTP answers 429 (rate limited); requests waited out Retry-After (count).'),
     streamDataAgeSeconds: gauge('perpbot_stream_data_age_seconds', 'Age of the latest data per stream topic (kind:symbol), seconds.', ['topic']),
     bookUpdates: counter('perpbot_book_updates_total', 'Order book updates applied, by symbol (count).', ['symbol']),
     positionBase: gauge('perpbot_position_base', 'Signed position size by account and symbol, base units (long > 0).', ['account', 'symbol']),

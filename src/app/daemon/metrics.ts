@@ -129,12 +129,16 @@ export function wireMetrics(m: PerpbotMetrics, sessions: readonly SessionEntry[]
     if (!attached) return;
     const now = clock.nowMs();
     for (const [topic, at] of lastDataMs) m.streamDataAgeSeconds.set({ topic }, (now - at) / 1000);
+    let stale = 0;
     for (const { account, session } of sessions) {
       const labels = { account: account.name };
       m.openOrders.set(labels, session.execution.openOrderCount());
       m.setTradingState(account.name, tradingState(session.risk).state);
       for (const [i, c] of session.pool.connections.entries()) reconnects.add(`${account.name}/${i}`, Math.max(0, c.stats.opens - 1), (n) => m.wsReconnects.inc(n));
       for (const [kind, n] of Object.entries(session.pool.stats.invalidFrames)) frames.add(`${account.name}/${kind}`, n, (d) => m.framesInvalid.inc({ kind }, d));
+      frames.add(`${account.name}/refused`, session.pool.stats.refusedTopics, (d) => m.topicsRefused.inc(d));
+      frames.add(`${account.name}/429`, session.http.stats.rateLimited, (d) => m.httpRateLimited.inc(d));
+      stale += session.staleTopics().size;
       const state = session.accountState();
       for (const symbol of session.symbols) {
         const p = state?.positions.get(symbol);
@@ -165,6 +169,7 @@ export function wireMetrics(m: PerpbotMetrics, sessions: readonly SessionEntry[]
       }
     }
     if (commitments) m.signingCommitments.set(commitments.size);
+    m.staleTopics.set(stale);
     m.ready.set(ready() ? 1 : 0);
   });
   return () => {

@@ -34,6 +34,7 @@ function order(price: number) {
 describe('HTTP 429 is back-pressure', () => {
   it('a rate-limited action waits out Retry-After and goes through; cancels waiting with it go first; 429s are counted', async () => {
     venue = await startVenue({ port: 0, rateLimit: { perSecond: 1, burst: 2 } });
+    for (let i = 0; i < 5; i++) venue.step();
     venue.engine.faucet(KEY.publicKey, 100_000);
     http = new HttpClient({ baseUrl: venue.url });
     const [bid] = venue.engine.book('BTC-USD')!.bids;
@@ -45,7 +46,7 @@ describe('HTTP 429 is back-pressure', () => {
     expect((await http.submit(order(price - 10))).outcome).toBe('accepted');
     const startedMs = Date.now();
     const place = http.submit(order(price - 20));
-    const cancel = http.submit(signed({ type: 'cancel', cancels: [{ c: 'BTC-USD', o: oid }] }));
+    const cancel = http.submit(signed({ type: 'order', orders: [{ cancel: { c: 'BTC-USD', oid } }] }));
     const [placed, cancelled] = await Promise.all([place, cancel]);
     expect(placed.outcome).toBe('accepted');
     expect(cancelled.outcome).toBe('accepted');
@@ -58,17 +59,17 @@ describe('HTTP 429 is back-pressure', () => {
   });
 
   it('a session quoting against a rate-limited venue keeps trading (no halt) and keeps its quotes', async () => {
-    venue = await startVenue({ port: 0, seed: 5, flowIntervalMs: 20, rateLimit: { perSecond: 3, burst: 3 } });
+    venue = await startVenue({ port: 0, seed: 5, flowIntervalMs: 20, rateLimit: { perSecond: 5, burst: 5 } });
     for (let i = 0; i < 5; i++) venue.step();
     const key = Keypair.generate();
     venue.engine.faucet(key.publicKey, 100_000);
     const strategies = await loadStrategies([
-      { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 5, minIntervalMs: 0 } },
+      { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 5, minIntervalMs: 100 } },
     ]);
     session = await startTrading({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet', key, nonceStore: new MemoryNonceStore(), strategies });
     await until(() => session!.http.stats.rateLimited >= 12, '12 answers 429', 30_000);
     expect(session.risk.state).toBe('ACTIVE');
     const open = () => venue!.engine.openOrders(key.publicKey);
-    await until(() => open().some((o) => o.isBuy) && open().some((o) => !o.isBuy), 'a bid and an ask resting', 10_000);
+    await until(() => open().some((o) => o.isBuy) && open().some((o) => !o.isBuy), 'a bid and an ask resting', 20_000);
   }, 60_000);
 });
