@@ -35,7 +35,8 @@ export function allDeniedSeconds(session: TradingSession, strategy: StrategyStat
 }
 
 /**
- * Ready when running (not stopping), every stream connected, every execution reconciled, no gate halted and
+ * Ready when running (not stopping), every stream connected and fresh (TradingSession.staleTopics), every execution
+ * reconciled, no gate halted and
  * no running strategy had every order denied for `denials.deniedNotReadyMs` or longer.
  */
 export function readiness(running: boolean, sessions: readonly SessionEntry[], denials: DenialReadiness): { ready: boolean; reasons: string[] } {
