@@ -30,12 +30,12 @@ async function bannerOf(d: DaemonProcess): Promise<{ base: string; account: stri
   return { base: base!, account: account! };
 }
 
-/** Runs the Dockerfile's HEALTHCHECK command (exec form) against `port`; returns its exit status. */
+/** Runs the Dockerfile's HEALTHCHECK command (exec form) with PERPBOT_METRICS_PORT=`port`, as the image sets it; returns its exit status. */
 function dockerHealthcheck(port: string): number | null {
   const line = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').match(/HEALTHCHECK[^\n]*\\\n\s*CMD (\[.*\])/)![1]!;
-  const [command, ...args] = (JSON.parse(line) as string[]).map((a) => a.replace('127.0.0.1:9464', `127.0.0.1:${port}`));
+  const [command, ...args] = JSON.parse(line) as string[];
   expect(command).toBe('node');
-  return spawnSync(process.execPath, args, { timeout: 10_000 }).status;
+  return spawnSync(process.execPath, args, { timeout: 10_000, env: { ...process.env, PERPBOT_METRICS_PORT: port } }).status;
 }
 
 /** Waits until /metrics shows the bot quoting: orders accepted and resting. */
