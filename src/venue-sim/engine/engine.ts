@@ -89,6 +89,7 @@ export class Engine {
     this.st = new State(markets, quoteDecimals, options.seed ?? 1, {
       historyLimit: positiveInt('historyLimit', options.historyLimit, 5000),
       dedupeWindow: positiveInt('dedupeWindow', options.dedupeWindow, 256, 0),
+      maxOpenOrders: positiveInt('maxOpenOrdersPerAccount', options.maxOpenOrdersPerAccount, 1000),
     });
     this.funding = {
       interestPer8h: fraction('fundingInterestPer8h', options.fundingInterestPer8h, 0.0001),

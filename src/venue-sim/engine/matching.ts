@@ -106,6 +106,10 @@ export function placeOrder(st: State, key: string, item: PlaceOrderItem, id: str
     st.terminal(o, 'cancelledReduceOnly', 'would increase the position');
     return { cancelledReduceOnly: { oid: id } };
   }
+  // an order that could become live (a GTC or ALO limit, or any trigger, which parks) counts against the cap
+  if ((kind === KIND_TRIGGER_MARKET || tif !== TIF_IOC) && a.openOrders >= st.maxOpenOrders) {
+    return reject(st, o, 'rejectedRiskLimit', `at most ${st.maxOpenOrders} open orders per account`);
+  }
   const refPx = referencePrice(m, o);
   if (refPx * m.lot.value * lots * st.quoteScale > MAX_NOTIONAL_UNITS) return reject(st, o, 'rejectedInvalid', 'notional too large');
   if (!o.reduceOnly) {

@@ -19,6 +19,7 @@ const ORDER_POOL_MAX = 1024;
 export interface StateLimits {
   historyLimit: number;
   dedupeWindow: number;
+  maxOpenOrders: number;
 }
 
 export class State {
@@ -34,6 +35,8 @@ export class State {
   readonly prng: Prng;
   readonly historyLimit: number;
   readonly dedupeWindow: number;
+  /** live orders one account may hold */
+  readonly maxOpenOrders: number;
   events: EngineEvent[] = [];
   nowNs = 0n;
   slot = 0;
@@ -69,6 +72,7 @@ export class State {
     this.prng = new Prng(seed);
     this.historyLimit = limits.historyLimit;
     this.dedupeWindow = Math.min(limits.dedupeWindow, limits.historyLimit);
+    this.maxOpenOrders = limits.maxOpenOrders;
     this.fillLog = new FillLog(this.accountList, this.historyLimit, this.ids);
   }
 

@@ -58,6 +58,11 @@ export interface EngineOptions {
   dedupeWindow?: number;
   /** items accepted in one order action; default 100 */
   maxBatchItems?: number;
+  /**
+   * live orders (resting or parked triggers) one account may hold; an order that could rest beyond it
+   * is refused with rejectedRiskLimit; default 1000
+   */
+  maxOpenOrdersPerAccount?: number;
   /** agents one account may register; default 100 */
   maxAgentsPerAccount?: number;
   /** a liquidation sweeps the book no further than this fraction away from mark; default 0.05 */

@@ -14,7 +14,7 @@ import type { Engine, LeverageEntry, MarketInfo } from '../engine/index.js';
 import { authorize, verifySignature, type AuthDeps } from './auth.js';
 import { toMs } from './streams.js';
 import { decimalsOf } from '../decimals.js';
-import { HttpError, readBody, sendError, sendJson, type RateLimiter } from './http-util.js';
+import { HttpError, readBody, requestUrl, sendError, sendJson, TurnQueue, type RateLimiter } from './http-util.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -23,6 +23,8 @@ export interface ApiOptions extends AuthDeps {
   readonly maxBodyBytes: number;
   /** Items accepted in one order action (400 above). */
   readonly maxBatchItems: number;
+  /** Account queries waiting for their turn (they run one per event-loop turn); 429 above. */
+  readonly maxWaitingQueries: number;
   readonly rateLimiter: RateLimiter | undefined;
   /** The venue clock: the nonce window and the rate limiter use it. */
   readonly clock: Clock;
@@ -51,9 +53,10 @@ export function createApi(opts: ApiOptions): (req: IncomingMessage, res: ServerR
     }
   };
 
+  const queries = new TurnQueue(opts.maxWaitingQueries);
   const account: Handler = async (req) => {
     const q = parse(accountQuerySchema, await readJson(req));
-    return stringifyJson(opts.engine.query(q.type, q.user));
+    return queries.run(() => stringifyJson(opts.engine.query(q.type, q.user)));
   };
 
   const signed = (type: ActionType): Handler => async (req) => {
@@ -91,25 +94,31 @@ export function createApi(opts: ApiOptions): (req: IncomingMessage, res: ServerR
     return type === undefined ? account : signed(type);
   };
 
+  const handle = async (req: IncomingMessage): Promise<string> => {
+    opts.rateLimiter?.take(req.socket.remoteAddress ?? 'unknown', opts.clock.nowMs());
+    const url = requestUrl(req.url);
+    if (!url.pathname.startsWith(`${API_PREFIX}/`)) throw new HttpError(404, 'NOT_FOUND', `no endpoint ${JSON.stringify(url.pathname.slice(0, 64))}`);
+    return route(req.method ?? 'GET', url.pathname.slice(API_PREFIX.length))(req, url);
+  };
+
   return (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://venue');
-    const handle = async (): Promise<string> => {
-      opts.rateLimiter?.take(req.socket.remoteAddress ?? 'unknown', opts.clock.nowMs());
-      if (!url.pathname.startsWith(`${API_PREFIX}/`)) throw new HttpError(404, 'NOT_FOUND', `no endpoint ${JSON.stringify(url.pathname.slice(0, 64))}`);
-      return route(req.method ?? 'GET', url.pathname.slice(API_PREFIX.length))(req, url);
-    };
-    handle().then(
-      (text) => sendJson(res, 200, text),
-      (e: unknown) => {
-        if (!(e instanceof HttpError)) req.resume();
-        if (e instanceof HttpError) sendError(res, e);
-        else if (e instanceof ValidationError) sendError(res, new HttpError(400, 'BAD_REQUEST', e.message));
-        else {
-          opts.onInternalError(e);
-          sendError(res, new HttpError(500, 'INTERNAL', 'internal error'));
-        }
-      },
-    );
+    handle(req)
+      .then(
+        (text) => sendJson(res, 200, text),
+        (e: unknown) => {
+          if (!(e instanceof HttpError)) req.resume();
+          if (e instanceof HttpError) sendError(res, e);
+          else if (e instanceof ValidationError) sendError(res, new HttpError(400, 'BAD_REQUEST', e.message));
+          else {
+            opts.onInternalError(e);
+            sendError(res, new HttpError(500, 'INTERNAL', 'internal error'));
+          }
+        },
+      )
+      .catch((e: unknown) => {
+        opts.onInternalError(e);
+        res.destroy();
+      });
   };
 }
 

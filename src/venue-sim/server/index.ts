@@ -4,6 +4,7 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { MAX_BATCH_ITEMS } from '../../protocol/v1/actions.js';
@@ -11,7 +12,7 @@ import { Engine, type EngineOptions, type MarketConfig } from '../engine/index.j
 import { MarketFlow, type FlowOptions } from '../flow.js';
 import { oracleKeySet } from './auth.js';
 import { API_PREFIX, createApi } from './http-api.js';
-import { RateLimiter, type RateLimitOptions } from './http-util.js';
+import { answerClientError, endWithError, RateLimiter, type RateLimitOptions } from './http-util.js';
 import { NonceGuard } from './nonce-guard.js';
 import { VenueStreams } from './streams.js';
 import { inlineVerifier, workerVerifier } from './verify-pool.js';
@@ -42,6 +43,11 @@ export interface VenueOptions {
   maxBodyBytes?: number;
   /** Items per order action. Default 100. */
   maxBatchItems?: number;
+  /**
+   * Account queries run one per event-loop turn so a burst of costly ones cannot stall other clients;
+   * this many may wait for their turn, more get 429. Default 64.
+   */
+  maxWaitingQueries?: number;
   /** WebSocket keepalive and limits. */
   ws?: HubOptions;
   /** Verify signatures on a worker thread (default), or on the main thread. */
@@ -82,14 +88,17 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
     oracleKeys,
     maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
     maxBatchItems: opts.maxBatchItems ?? MAX_BATCH_ITEMS,
+    maxWaitingQueries: opts.maxWaitingQueries ?? 64,
     rateLimiter: opts.rateLimit ? new RateLimiter(opts.rateLimit) : undefined,
     clock,
     afterChange: publish,
     onInternalError,
   });
   const server: Server = createServer({ keepAliveTimeout: 30_000 }, api);
+  server.on('clientError', answerClientError);
+  server.on('connect', (_req, socket: Duplex) => endWithError(socket, '405 Method Not Allowed', 'METHOD_NOT_ALLOWED', 'CONNECT is not supported'));
   const wss = new WebSocketServer({ server, path: '/ws', maxPayload: 1024 * 1024 });
-  const hub = new WsHub(wss, streams, opts.ws);
+  const hub = new WsHub(wss, streams, opts.ws, onInternalError);
   streams.attach(hub);
 
   const flowOpts = opts.flow === false ? undefined : { ...(opts.flow === true || opts.flow === undefined ? {} : opts.flow), seed };
@@ -119,10 +128,23 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
   ];
   for (const t of timers) t.unref();
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
-  });
+  const stop = async () => {
+    for (const t of timers) clearInterval(t);
+    hub.close();
+    wss.close();
+    await verifier.close();
+  };
+  // The WebSocket server re-emits the HTTP server's errors; a listen failure rejects startVenue instead.
+  wss.on('error', () => undefined);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+    });
+  } catch (e) {
+    await stop();
+    throw e;
+  }
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
 
@@ -138,12 +160,8 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
       tick();
     },
     async close() {
-      for (const t of timers) clearInterval(t);
-      hub.close();
-      wss.close();
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await verifier.close();
+      await Promise.all([stop(), new Promise<void>((resolve) => server.close(() => resolve()))]);
     },
   };
 }

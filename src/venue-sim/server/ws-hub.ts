@@ -13,7 +13,7 @@ export interface HubOptions {
   pongTimeoutMs?: number;
   /** Subscriptions per connection. Default 100. */
   maxSubscriptions?: number;
-  /** A client whose unsent buffer exceeds this many bytes is disconnected. Default 8 MiB. */
+  /** A client whose unsent buffer exceeds this many bytes (checked after every send) is disconnected. Default 1 MiB. */
   maxBufferedBytes?: number;
   /** Inbound frames larger than this are refused. Default 64 KiB. */
   maxFrameBytes?: number;
@@ -62,12 +62,14 @@ export class WsHub {
     wss: WebSocketServer,
     private readonly source: TopicSource,
     opts: HubOptions = {},
+    /** Called with an exception a frame's handling raised (a venue bug); the frame is answered with an error. */
+    private readonly onInternalError: (e: unknown) => void = (e) => process.stderr.write(`ws hub internal error: ${(e as Error)?.stack ?? String(e)}\n`),
   ) {
     this.opts = {
       pingIntervalMs: opts.pingIntervalMs ?? 30_000,
       pongTimeoutMs: opts.pongTimeoutMs ?? 10_000,
       maxSubscriptions: opts.maxSubscriptions ?? 100,
-      maxBufferedBytes: opts.maxBufferedBytes ?? 8 * 1024 * 1024,
+      maxBufferedBytes: opts.maxBufferedBytes ?? 1024 * 1024,
       maxFrameBytes: opts.maxFrameBytes ?? 64 * 1024,
     };
     wss.on('connection', (ws: WebSocket, _req: IncomingMessage) => this.accept(ws));
@@ -111,7 +113,14 @@ export class WsHub {
     ws.on('pong', () => {
       client.awaitingPong = false;
     });
-    ws.on('message', (data, isBinary) => this.onFrame(client, data as Buffer, isBinary));
+    ws.on('message', (data, isBinary) => {
+      try {
+        this.onFrame(client, data as Buffer, isBinary);
+      } catch (e) {
+        this.onInternalError(e);
+        this.reply(client, { type: 'error', error: { message: 'internal error' } });
+      }
+    });
     ws.on('close', () => this.drop(client));
     ws.on('error', () => this.drop(client));
   }
@@ -122,16 +131,22 @@ export class WsHub {
     this.stats.connections = this.clients.size;
   }
 
+  /** Bytes queued for all clients and not yet handed to the kernel (the memory slow readers hold). */
+  bufferedBytes(): number {
+    let n = 0;
+    for (const c of this.clients) n += c.ws.bufferedAmount;
+    return n;
+  }
+
   private send(client: Client, text: string): void {
     const ws = client.ws;
     if (ws.readyState !== 1) return;
+    ws.send(text);
     if (ws.bufferedAmount > this.opts.maxBufferedBytes) {
       this.stats.slowDisconnects++;
       this.drop(client);
       ws.terminate();
-      return;
     }
-    ws.send(text);
   }
 
   private reply(client: Client, message: object): void {
@@ -175,6 +190,7 @@ export class WsHub {
     this.reply(client, { type: 'subscriptionResponse', topics: requested.map(topicOfKey) });
     for (const t of added) {
       for (const text of this.source.initial(t)) this.send(client, text);
+      if (!this.clients.has(client)) return;
       client.topics.add(t);
       let set = this.subscribers.get(t);
       if (!set) this.subscribers.set(t, (set = new Set()));
