@@ -101,6 +101,8 @@ export interface CatchUp {
   readonly continued: boolean;
   /** Fills journaled by the catch-up (the rest were known). */
   readonly imported: number;
+  /** Journaled fills whose side differed from the venue's (recorded with the taker's side by earlier builds), corrected. */
+  readonly repaired: number;
 }
 
 /** One step of retention (Journal.prune). */
@@ -410,7 +412,7 @@ export class Journal {
    * journal already holds (same order, timestamp, price and size) names the epoch that continues, and the fills after
    * it are journaled there; when the journal holds none, the venue is another instance (or forgot the account): a new
    * epoch starts with all of them. The account's rows journaled so far without an epoch join it, and later rows carry it.
-   * Idempotent. `venue` (its URL) and `atNs` describe a new epoch.
+   * A journaled fill the venue shows with the other side takes the venue's side. Idempotent. `venue` (its URL) and `atNs` describe a new epoch.
    */
   catchUp(account: string, venue: string, venueFills: readonly FillRecord[], atNs: bigint): CatchUp {
     this.flush();
@@ -419,6 +421,11 @@ export class Journal {
       'SELECT epoch FROM fills WHERE account = ? AND order_id = ? AND time_ns = ? AND price = ? AND size = ? AND epoch IS NOT NULL LIMIT 1',
     ).pluck();
     const newEpoch = statement<[string, string, string, string]>(this.db, 'INSERT INTO epochs (account, venue, started_ns, basis) VALUES (?, ?, ?, ?)');
+    const repair = statement<[Params]>(
+      this.db,
+      `UPDATE OR IGNORE fills SET side = @side
+       WHERE account = @account AND order_id = @orderId AND time_ns = @timeNs AND price = @price AND size = @size AND seq = @seq AND side <> @side`,
+    );
     const adopt = ['fills', 'order_events', 'positions', 'funding'].map((t) => statement<[number, string]>(this.db, `UPDATE ${t} SET epoch = ? WHERE account = ? AND epoch IS NULL`));
     return this.db.transaction((): CatchUp => {
       let from = 0;
@@ -434,10 +441,15 @@ export class Journal {
         epoch = Number(newEpoch.run(account, venue, u64Text(atNs), 'the venue holds none of the journaled fills of the account').lastInsertRowid);
       }
       let imported = 0;
-      for (let i = from; i < venueFills.length; i++) imported += this.insertFill.run(this.fillParams(venueFills[i]!, epoch)).changes;
+      let repaired = 0;
+      for (let i = 0; i < venueFills.length; i++) {
+        const params = this.fillParams(venueFills[i]!, epoch);
+        if (i >= from) imported += this.insertFill.run(params).changes;
+        else repaired += repair.run({ account, orderId: params.orderId!, timeNs: params.timeNs!, price: params.price!, size: params.size!, seq: params.seq!, side: params.side! }).changes;
+      }
       for (const s of adopt) s.run(epoch, account);
       this.epochs.set(account, epoch);
-      return { epoch, continued, imported };
+      return { epoch, continued, imported, repaired };
     })();
   }
 

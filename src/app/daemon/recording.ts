@@ -91,7 +91,7 @@ export function recordTrading(journal: Journal, parts: TradingParts, opts: Tradi
           },
         }),
       )
-      .subscribe((r) => log.info({ account, epoch: r.epoch, continued: r.continued, imported: r.imported }, 'journal caught up with the venue')),
+      .subscribe((r) => log.info({ account, ...r }, 'journal caught up with the venue')),
   );
   return subscription;
 }

@@ -38,16 +38,16 @@ describe('account epochs', () => {
     const a = fill('oa', 'buy', 1, 100, 10n);
     j.recordFill(fill('early', 'buy', 1, 90, 5n));
     const first = j.catchUp(ACCOUNT, VENUE, [], 1n);
-    expect(first).toEqual({ epoch: 1, continued: false, imported: 0 });
+    expect(first).toEqual({ epoch: 1, continued: false, imported: 0, repaired: 0 });
     j.recordFill(a);
     const missed = [fill('ob', 'sell', 2, 110, 20n, { maker: true }), fill('oc', 'buy', 0.5, 105, 30n)];
     // `before` is older than the newest known fill and missing from the journal (pruned, or before it): not imported.
     const before = fill('old', 'buy', 7, 1, 3n);
-    const again = j.catchUp(ACCOUNT, VENUE, [before, { ...a, side: 'sell' }, ...missed], 2n);
-    expect(again).toEqual({ epoch: 1, continued: true, imported: 2 });
+    const again = j.catchUp(ACCOUNT, VENUE, [before, a, ...missed], 2n);
+    expect(again).toEqual({ epoch: 1, continued: true, imported: 2, repaired: 0 });
     expect(j.fills().map((f) => [f.orderId, f.epoch])).toEqual([['early', 1], ['oa', 1], ['ob', 1], ['oc', 1]]);
     expect(j.netPositions(ACCOUNT)).toEqual(new Map([['ETH-USD', 1 + 1 - 2 + 0.5]]));
-    expect(j.catchUp(ACCOUNT, VENUE, [a, ...missed], 3n)).toEqual({ epoch: 1, continued: true, imported: 0 });
+    expect(j.catchUp(ACCOUNT, VENUE, [a, ...missed], 3n)).toEqual({ epoch: 1, continued: true, imported: 0, repaired: 0 });
   });
 
   it('catchUp starts a new epoch when the venue holds none of the journaled fills; rows recorded before it join it', () => {
@@ -57,9 +57,20 @@ describe('account epochs', () => {
     j.catchUp(OTHER, VENUE, [], 1n);
     j.recordOrder({ account: ACCOUNT, strategy: 's', symbol: 'ETH-USD', orderId: 'x', side: 'buy', price: 1, size: 1, filledSize: 0, status: 'placed', atNs: 1n });
     const fresh = j.catchUp(ACCOUNT, 'http://elsewhere/api/v1', [fill('ob', 'sell', 0.25, 120, 40n)], 50n);
-    expect(fresh).toEqual({ epoch: 3, continued: false, imported: 1 });
+    expect(fresh).toEqual({ epoch: 3, continued: false, imported: 1, repaired: 0 });
     expect(j.netPositions(ACCOUNT)).toEqual(new Map([['ETH-USD', -0.25]]));
     expect(j.fills().map((f) => f.epoch)).toEqual([1, 3]);
+  });
+
+  it('catchUp gives a journaled fill the side the venue shows for it (rows journaled with the taker’s side before the fix)', () => {
+    const j = journalAt();
+    j.catchUp(ACCOUNT, VENUE, [], 1n);
+    const maker = fill('om', 'sell', 1, 100, 10n, { maker: true });
+    j.recordFill({ ...maker, side: 'buy' });
+    j.recordFill(fill('ot', 'buy', 1, 100, 20n));
+    expect(j.catchUp(ACCOUNT, VENUE, [maker, fill('ot', 'buy', 1, 100, 20n)], 2n)).toEqual({ epoch: 1, continued: true, imported: 0, repaired: 1 });
+    expect(j.fills().map((f) => f.side)).toEqual(['sell', 'buy']);
+    expect(j.netPositions(ACCOUNT)).toEqual(new Map([['ETH-USD', 0]]));
   });
 
   it('a journal from before epochs gets one epoch per account for its rows', () => {
@@ -86,6 +97,6 @@ describe('account epochs', () => {
     expect(legacy).toEqual(expect.any(Number));
     expect(j.funding()).toHaveLength(1);
     expect(j.catchUp(OTHER, VENUE, [], 1n)).toMatchObject({ continued: false });
-    expect(j.catchUp(ACCOUNT, VENUE, [fill('o1', 'buy', 1, 100, 10n), fill('o2', 'sell', 1, 100, 11n)], 1n)).toEqual({ epoch: legacy, continued: true, imported: 1 });
+    expect(j.catchUp(ACCOUNT, VENUE, [fill('o1', 'buy', 1, 100, 10n), fill('o2', 'sell', 1, 100, 11n)], 1n)).toEqual({ epoch: legacy, continued: true, imported: 1, repaired: 0 });
   });
 });
