@@ -44,6 +44,8 @@ export function flowAccount(role: string, index: number): string {
 interface MarketFlowState {
   readonly info: MarketInfo;
   ref: number;
+  /** the oracle price this flow last published (0 before the first) */
+  published: number;
   readonly makers: string[];
   readonly taker: string;
   takerPosition: number;
@@ -78,6 +80,7 @@ export class MarketFlow {
     this.markets = engine.markets().map((info, i) => ({
       info,
       ref: opts.startPrices?.[info.symbol] ?? START_PRICES[info.symbol] ?? 100,
+      published: 0,
       makers: Array.from({ length: this.o.makers }, (_, k) => flowAccount('maker', i * 100 + k)),
       taker: flowAccount('taker', i),
       takerPosition: 0,
@@ -93,8 +96,12 @@ export class MarketFlow {
   /** One round: move each reference price, publish it as the oracle price, requote, maybe trade. */
   step(): void {
     for (const m of this.markets) {
+      // another oracle source moved the price: follow it (publishing the old reference could leave the oracle band)
+      const oracle = this.engine.marketState(m.info.symbol)!.oraclePrice;
+      if (oracle > 0 && oracle !== m.published) m.ref = oracle;
       this.move(m);
-      this.engine.setOraclePrice(m.info.symbol, this.roundTick(m.info, m.ref));
+      m.published = this.roundTick(m.info, m.ref);
+      this.engine.setOraclePrice(m.info.symbol, m.published);
       for (const maker of m.makers) if (this.uniform() < 0.5) this.quote(m, maker);
       if (this.uniform() < this.o.takerProbability) this.take(m);
     }
