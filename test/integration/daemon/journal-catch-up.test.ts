@@ -18,10 +18,17 @@ afterEach(async () => {
 });
 
 const warnings: object[] = [];
+afterEach(() => {
+  warnings.length = 0;
+});
 const log = { info: () => {}, warn: (fields: object) => void warnings.push(fields) };
 
 async function venueWithFunds(...traders: ((v: Venue) => Trader)[]): Promise<{ venue: Venue; traders: Trader[] }> {
-  const venue = await quietVenue({ seed: 21 });
+  return venueWithHistory(5000, ...traders);
+}
+
+async function venueWithHistory(historyLimit: number, ...traders: ((v: Venue) => Trader)[]): Promise<{ venue: Venue; traders: Trader[] }> {
+  const venue = await quietVenue({ seed: 21, engine: { historyLimit } });
   cleanup.push(() => venue.close());
   const made = traders.map((t) => t(venue));
   for (const t of made) await t.faucet(100_000);
@@ -121,5 +128,25 @@ describe('journal catch-up at start', () => {
     const [row] = journal.report();
     expect(row).toMatchObject({ strategy: UNATTRIBUTED, symbol: 'ETH-USD', fills: 2, realizedPnlUsd: 0 });
     expect(journal.netPositions(key.publicKey).get('ETH-USD')).toBeCloseTo(await venuePosition(bot2, 'ETH-USD'), 9);
+  });
+
+  it("warns when the venue's fills history no longer reaches back to the journal's: the net positions differ", async () => {
+    const key = Keypair.generate();
+    const { venue, traders } = await venueWithHistory(2, (v) => new Trader(v, key), (v) => new Trader(v));
+    const [bot, other] = traders as [Trader, Trader];
+    const journal = openJournal();
+    const stop = await record(venue, journal, key);
+    await other.orders(other.limit('ETH-USD', false, 3000, 0.1));
+    await bot.orders(bot.limit('ETH-USD', true, 3000, 0.1, 'IOC'));
+    await until(() => journal.fills().length === 1, 'the streamed fill');
+    await stop();
+    // Down: three more fills; the venue keeps only the last two, so the journal's fill and the first of these are gone.
+    for (const px of [3001, 3002, 3003]) {
+      await other.orders(other.limit('ETH-USD', false, px, 0.1));
+      await bot.orders(bot.limit('ETH-USD', true, px, 0.1, 'IOC'));
+    }
+    await record(venue, journal, key);
+    await until(() => warnings.length > 0, 'the warning');
+    expect(warnings[0]).toMatchObject({ account: key.publicKey, sizes: { 'ETH-USD': { journal: expect.closeTo(0.2, 9), venue: expect.closeTo(0.4, 9) } } });
   });
 });
