@@ -1,5 +1,5 @@
 // The local venue over real HTTP: extreme oracle input gets a 400 JSON error and changes nothing, every
-// terminal order the stream reports is in orderHistory, and collateral stays exact after huge credits.
+// terminal order the stream reports is in orderHistory, and a nonce below the signer's accepted ones is stale.
 // Invariant: each refused request leaves the market state, the ledger and the order history as they were.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,5 +66,15 @@ describe('local venue: state hardening over HTTP', () => {
     } finally {
       ws.close();
     }
+  });
+
+  it('a fresh nonce below the only nonce the signer had accepted is stale (gaps-decided §3), and applies nothing', async () => {
+    const t = new Trader(venue);
+    const accepted = t.nonces.next();
+    expect(Object.keys(statuses(await t.send({ type: 'faucet', user: t.account, amount: 1_000 }, accepted))[0]!)).toEqual(['deposit']);
+    const r = await t.send({ type: 'faucet', user: t.account, amount: 1_000 }, accepted - 1n);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'error', response: { data: { statuses: [{ error: { message: expect.stringMatching(/^stale nonce/) } }] } } });
+    expect(venue.engine.marginSummary(t.account).totalBalance).toBe(1_000);
   });
 });
