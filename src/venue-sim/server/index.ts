@@ -2,7 +2,7 @@
 // on one loopback port. Invariant: every engine change is followed, before the next I/O callback,
 // by publishing its events, so streams see changes in the order the engine applied them.
 
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
@@ -12,7 +12,7 @@ import { Engine, type EngineOptions, type MarketConfig } from '../engine/index.j
 import { MarketFlow, type FlowOptions } from '../flow.js';
 import { oracleKeySet } from './auth.js';
 import { API_PREFIX, createApi } from './http-api.js';
-import { answerClientError, endWithError, RateLimiter, type RateLimitOptions } from './http-util.js';
+import { answerClientError, endWithError, HttpError, RateLimiter, sendError, type RateLimitOptions } from './http-util.js';
 import { NonceGuard } from './nonce-guard.js';
 import { VenueStreams } from './streams.js';
 import { inlineVerifier, workerVerifier } from './verify-pool.js';
@@ -97,6 +97,9 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
   const server: Server = createServer({ keepAliveTimeout: 30_000 }, api);
   server.on('clientError', answerClientError);
   server.on('connect', (_req, socket: Duplex) => endWithError(socket, '405 Method Not Allowed', 'METHOD_NOT_ALLOWED', 'CONNECT is not supported'));
+  server.on('checkExpectation', (_req, res: ServerResponse) =>
+    sendError(res, new HttpError(417, 'BAD_REQUEST', 'unsupported Expect header (only 100-continue)', { connection: 'close' })),
+  );
   const wss = new WebSocketServer({ server, path: '/ws', maxPayload: 1024 * 1024 });
   const hub = new WsHub(wss, streams, opts.ws, onInternalError);
   streams.attach(hub);

@@ -143,6 +143,8 @@ describe('local venue: no request ends the process', () => {
     ['a control character in the target', 'GET /api/v1/\x7fexchangeInfo HTTP/1.1\r\nHost: venue\r\n\r\n'],
     ['not HTTP at all', '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03garbage\r\n\r\n'],
     ['an unknown HTTP version', 'GET /api/v1/exchangeInfo HTTP/9.9\r\nHost: venue\r\n\r\n'],
+    ['an Expect header other than 100-continue', 'POST /api/v1/account HTTP/1.1\r\nHost: venue\r\nExpect: teapot\r\nContent-Length: 2\r\n\r\n{}'],
+    ['the asterisk target', 'OPTIONS * HTTP/1.1\r\nHost: venue\r\n\r\n'],
   ])('a request with %s gets a 4xx JSON error and the venue keeps answering', async (_name, bytes) => {
     const r = await raw(venue, bytes);
     expect(r.status).toBeGreaterThanOrEqual(400);
@@ -307,6 +309,29 @@ describe('local venue: one unsigned query costs bounded work', () => {
       ticking = false;
       for (const c of conns) c.close();
       expect(open).toBe(1000);
+    } finally {
+      await v.close();
+    }
+  });
+});
+
+describe('local venue: account queries waiting for their turn are bounded', () => {
+  it('past maxWaitingQueries a query gets 429 with Retry-After, and the venue changes nothing', async () => {
+    const v = await quietVenue({ seed: 19, verifyOnWorker: false, maxWaitingQueries: 2 });
+    try {
+      const conns = await Promise.all(Array.from({ length: 8 }, () => KeptAlive.open(v.port)));
+      const keepAlive = request('/api/v1/exchangeInfo').replace('Connection: close', 'Connection: keep-alive');
+      for (const c of conns) expect((await c.request(keepAlive)).status).toBe(200);
+      const body = JSON.stringify({ type: 'openOrders', user: new Trader(v).account });
+      const text = `POST /api/v1/account HTTP/1.1\r\nHost: venue\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      const replies = await Promise.all(conns.map((c) => c.request(text)));
+      expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 429, 429, 429, 429, 429]);
+      for (const r of replies.filter((x) => x.status === 429)) {
+        expect(r.head.toLowerCase()).toContain('retry-after: 1');
+        expect(JSON.parse(r.body).error.code).toBe('RATE_LIMITED');
+      }
+      expect((await conns[0]!.request(text)).status).toBe(200);
+      for (const c of conns) c.close();
     } finally {
       await v.close();
     }
