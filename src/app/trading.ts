@@ -53,7 +53,7 @@ export interface TradingOptions {
   strategies: readonly LoadedStrategy[];
   risk?: RiskConfigInput;
   /** Client-side request budgets (HttpClient defaults: 20/s for orders and reads, 50/s for cancels). */
-  http?: Pick<HttpClientOptions, 'rateLimit' | 'cancelRateLimit' | 'timeoutMs' | 'maxSockets' | 'spareSockets'>;
+  http?: Pick<HttpClientOptions, 'rateLimit' | 'cancelRateLimit' | 'timeoutMs' | 'maxSockets' | 'spareSockets' | 'rateLimitMaxWaitMs'>;
   execution?: Pick<ExecutionOptions, 'maxBatchItems' | 'flush' | 'reconcile' | 'resolveDelaysMs'>;
   /**
    * How execution signs its batches. `precomputed` (default): Ed25519 with commitments computed ahead of time on a

@@ -430,7 +430,9 @@ export class Execution {
   private settled(batch: Batch, outcome: SubmitOutcome): void {
     const { clock, risk } = this.opts;
     const nowMs = clock.nowMs();
-    this.metrics.submitOutcomes?.inc({ outcome: outcome.outcome });
+    // A 429 that outlasted the client's rateLimitMaxWaitMs is back-pressure (the venue changed nothing), not a rejection.
+    const rateLimited = outcome.outcome === 'rejected' && outcome.httpStatus === 429;
+    this.metrics.submitOutcomes?.inc({ outcome: rateLimited ? 'rate_limited' : outcome.outcome });
     this.metrics.ackLatencySeconds?.observe(Number(clock.nowNs() - batch.sentNs) / 1e9);
     const commands = batch.commands;
     for (const c of commands) if (c.kind === 'place') this.tracker.answered(c.order);
@@ -457,7 +459,7 @@ export class Execution {
       for (const fact of others) this.onFact(fact);
     } else if (outcome.outcome === 'rejected') {
       const why = `request rejected${outcome.httpStatus === undefined ? '' : ` (HTTP ${outcome.httpStatus}${outcome.code ? ` ${outcome.code}` : ''})`}: ${outcome.reason}`;
-      risk.onVenueReject(outcome.code ?? 'error', nowMs);
+      if (!rateLimited) risk.onVenueReject(outcome.code ?? 'error', nowMs);
       for (const c of commands) {
         if (c.kind === 'place') this.tracker.conclude(c.order, 'rejectedInvalid', why);
         else this.tracker.cancelFailed(c.order, why);

@@ -12,7 +12,7 @@ export interface CounterLike {
 export interface ExecutionMetrics {
   /** Order events by `status`. */
   readonly orderEvents?: CounterLike;
-  /** Submit outcomes by `outcome` (accepted, rejected, unknown). */
+  /** Submit outcomes by `outcome` (accepted, rejected, unknown; rate_limited: given up after rateLimitMaxWaitMs of HTTP 429). */
   readonly submitOutcomes?: CounterLike;
   /** Operations refused before signing, by risk `reason` (or `LOCAL_*` for execution's own checks). */
   readonly denials?: CounterLike;

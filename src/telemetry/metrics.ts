@@ -22,7 +22,7 @@ const ORDER_STATUSES: readonly LocalOrderStatus[] = [
   'pendingCancel',
   'unknown',
 ];
-const SUBMIT_OUTCOMES = ['accepted', 'rejected', 'unknown'] as const;
+const SUBMIT_OUTCOMES = ['accepted', 'rejected', 'unknown', 'rate_limited'] as const;
 const SIGNING_PATHS = ['precomputed', 'deterministic'] as const;
 
 /**
@@ -87,7 +87,7 @@ export function createMetrics(): PerpbotMetrics {
 
   const orderEvents = counter('perpbot_order_events_total', 'Order events by order status (venue and local statuses).', ['status']);
   for (const status of ORDER_STATUSES) orderEvents.inc({ status }, 0);
-  const submitOutcomes = counter('perpbot_submits_total', 'Signed batch submits by outcome (accepted, rejected, unknown).', ['outcome']);
+  const submitOutcomes = counter('perpbot_submits_total', 'Signed batch submits by outcome (accepted, rejected, unknown; rate_limited: refused with HTTP 429 past http.rateLimitMaxWaitMs, never counted as a rejection).', ['outcome']);
   for (const outcome of SUBMIT_OUTCOMES) submitOutcomes.inc({ outcome }, 0);
   const signatures = counter('perpbot_signatures_total', 'Batch signatures by path: precomputed commitment, or deterministic when none was ready (count).', ['path']);
   for (const path of SIGNING_PATHS) signatures.inc({ path }, 0);

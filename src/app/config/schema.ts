@@ -107,6 +107,8 @@ export interface DaemonConfig {
     maxSockets: number;
     /** Connected idle sockets kept ready for signed actions (HttpClientOptions.spareSockets). Default 2. */
     spareSockets: number;
+    /** Longest total wait on HTTP 429 answers before a request gives up (HttpClientOptions.rateLimitMaxWaitMs), ms. Default 30000. */
+    rateLimitMaxWaitMs: number;
   };
   /** SQLite journal file; absolute once loaded. Default data/perpbot.sqlite next to the config file. */
   journal: {
@@ -236,6 +238,7 @@ const fileSchema = complete({
       timeoutMs: withDefault(integer(1, 600_000), 10_000),
       maxSockets: withDefault(integer(1, 1024), 16),
       spareSockets: withDefault(integer(0, 64), 2),
+      rateLimitMaxWaitMs: withDefault(integer(0, 3_600_000), 30_000),
     }),
   ),
   journal: defaulted(

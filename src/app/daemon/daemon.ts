@@ -92,7 +92,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
 
     const journal = Journal.open(config.journal.path);
     closers.push(() => journal.close());
-    const setupHttp = new HttpClient({ baseUrl: url, dialect, clock });
+    const setupHttp = new HttpClient({ baseUrl: url, dialect, clock, rateLimitMaxWaitMs: config.http.rateLimitMaxWaitMs });
     closers.push(() => setupHttp.close());
     const resolved = await resolveUnresolvedBatches(journal, setupHttp, componentLogger(logger, 'journal'));
     // One nonce source per signer for the whole process: start-up actions and trading draw from the same one.
@@ -222,6 +222,7 @@ function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: L
       timeoutMs: config.http.timeoutMs,
       maxSockets: config.http.maxSockets,
       spareSockets: config.http.spareSockets,
+      rateLimitMaxWaitMs: config.http.rateLimitMaxWaitMs,
     },
     execution: {
       maxBatchItems: config.execution.maxBatchItems,

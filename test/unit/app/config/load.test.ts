@@ -43,7 +43,7 @@ describe('daemon config: schema', () => {
     expect(c.strategies).toEqual([{ module: 'market-maker', account: 'main', params: {} }]);
     expect(c.risk).toEqual({});
     expect(c.execution).toEqual({ maxBatchItems: 20, flushDelayMs: 0, unknownOrders: 'cancel', signing: 'precomputed' });
-    expect(c.http).toEqual({ ordersPerSecond: 50, ordersBurst: 100, cancelsPerSecond: 100, cancelsBurst: 200, timeoutMs: 10_000, maxSockets: 16, spareSockets: 2 });
+    expect(c.http).toEqual({ ordersPerSecond: 50, ordersBurst: 100, cancelsPerSecond: 100, cancelsBurst: 200, timeoutMs: 10_000, maxSockets: 16, spareSockets: 2, rateLimitMaxWaitMs: 30_000 });
     expect(c.journal).toEqual({ path: join(DIR, 'data/perpbot.sqlite') });
     expect(c.telemetry).toEqual({ host: '127.0.0.1', port: 9464, token: undefined, statusIntervalMs: 10_000, deniedNotReadyMs: 30_000, denialLogIntervalMs: 30_000 });
     expect(c.log).toEqual({ level: 'info' });
