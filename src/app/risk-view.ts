@@ -71,10 +71,19 @@ export class LiveRiskView implements RiskViewWithSymbols {
     return equity;
   }
 
-  /** Equity now minus equity at the first reading of the current UTC day (deposits count as PnL). */
+  /**
+   * Equity now minus the baseline: the first positive equity reading of the current UTC day (deposits count as PnL).
+   * An equity of 0 or below is an account without funds (not yet credited, or emptied by a venue restart), not a PnL
+   * reading: it reports 0 and drops the baseline, so the next positive reading (the new credit) starts it again.
+   * Such an account opens nothing anyway (risk's LEVERAGE rule), and a loss risk already confirmed stays latched.
+   */
   pnlTodayUsd(): number {
     const equity = this.equityUsd();
     if (equity === undefined) return 0;
+    if (!(equity > 0)) {
+      this.dayStartEquity = undefined;
+      return 0;
+    }
     const day = Math.floor(this.s.clock.nowMs() / DAY_MS);
     if (day !== this.day || this.dayStartEquity === undefined) {
       this.day = day;
