@@ -208,6 +208,8 @@ export class Journal {
   private readonly commit: (writes: readonly [Write, Params][]) => void;
   /** Each account's current epoch, once its run has identified the venue instance. */
   private readonly epochs = new Map<string, number>();
+  /** Funding payments before this (epoch ns) are not journaled: retention pruned them, and the venue lists them again. */
+  private fundingFromNs = 0n;
   private pending: [Write, Params][] = [];
   private scheduled: NodeJS.Immediate | undefined;
 
@@ -401,8 +403,9 @@ export class Journal {
     });
   }
 
-  /** Buffers a funding payment; idempotent per account, symbol and timestamp. */
+  /** Buffers a funding payment; idempotent per account, symbol and timestamp; dropped when older than retention keeps. */
   recordFunding(f: FundingRecord): void {
+    if (f.timeNs < this.fundingFromNs) return;
     this.defer(this.insertFunding, { account: f.account, symbol: f.symbol, amountUsd: f.amountUsd, rate: f.rate, timeNs: u64Text(f.timeNs), epoch: this.epochOf(f.account) });
   }
 
@@ -467,11 +470,14 @@ export class Journal {
    * One bounded step of retention, in one transaction: deletes at most `rows` rows per table timed before `beforeMs`
    * (oldest first by insertion), and as many again, whatever their age, while the pages in use exceed `maxBytes`;
    * then hands a few freed pages back to the file system. Never deletes nonce marks, epochs or unresolved batches.
+   * Funding payments older than `beforeMs` are not journaled any more (the venue's funding history lists them again).
    * Returns the rows deleted (0: nothing left to prune now).
    */
   prune(step: PruneStep): number {
     this.flush();
-    const beforeNs = step.beforeMs === undefined ? undefined : u64Text(BigInt(Math.max(0, Math.floor(step.beforeMs))) * 1_000_000n);
+    const cutoffNs = step.beforeMs === undefined ? undefined : BigInt(Math.max(0, Math.floor(step.beforeMs))) * 1_000_000n;
+    if (cutoffNs !== undefined) this.fundingFromNs = cutoffNs;
+    const beforeNs = cutoffNs === undefined ? undefined : u64Text(cutoffNs);
     let deleted = 0;
     this.db.transaction(() => {
       for (const t of PRUNABLE) {

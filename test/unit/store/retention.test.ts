@@ -68,6 +68,17 @@ describe('journal retention', () => {
     expect(j.catchUp(ACCOUNT, 'http://venue', [], 2n)).toMatchObject({ continued: false, epoch: 2 });
   });
 
+  it('does not journal again a funding payment older than the age it pruned (the venue lists its funding history every minute)', () => {
+    const j = journal();
+    const old = { account: ACCOUNT, symbol: 'ETH-USD', amountUsd: 1, rate: 0, timeNs: BigInt(NOW_MS - 8 * DAY_MS) * NS };
+    const recent = { ...old, timeNs: BigInt(NOW_MS) * NS };
+    j.recordFunding(old);
+    pruneAll(j, { beforeMs: NOW_MS - 7 * DAY_MS, rows: 10 });
+    j.recordFunding(old);
+    j.recordFunding(recent);
+    expect(j.funding()).toEqual([{ ...recent }]);
+  });
+
   it('prunes the oldest rows while the pages in use exceed the size bound, and hands freed pages back to the file system', () => {
     const j = journal();
     const body = 'x'.repeat(2000);
