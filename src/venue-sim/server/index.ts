@@ -100,7 +100,9 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
   server.on('checkExpectation', (_req, res: ServerResponse) =>
     sendError(res, new HttpError(417, 'BAD_REQUEST', 'unsupported Expect header (only 100-continue)', { connection: 'close' })),
   );
-  const wss = new WebSocketServer({ server, path: '/ws', maxPayload: 1024 * 1024 });
+  // One inbound frame per connection per event-loop turn: frames sent back to back (each may ask for a
+  // snapshot) cannot hold the loop; the socket stops being read while frames wait.
+  const wss = new WebSocketServer({ server, path: '/ws', maxPayload: 1024 * 1024, allowSynchronousEvents: false });
   const hub = new WsHub(wss, streams, opts.ws, onInternalError);
   streams.attach(hub);
 

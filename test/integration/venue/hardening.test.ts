@@ -383,6 +383,44 @@ describe('local venue: subscribers that never read are dropped by bytes buffered
   });
 });
 
+describe('local venue: one WebSocket connection cannot monopolize the venue', () => {
+  it('frames sent back to back (each asking for an account snapshot) are handled one per event-loop turn', async () => {
+    const v = await quietVenue({ seed: 20, verifyOnWorker: false });
+    try {
+      const heavy = new Trader(v);
+      await heavy.faucet(1_000_000);
+      v.engine.applyOrderAction(heavy.account, Array.from({ length: 100 }, (_, i) => ({ order: { c: 'SOL-USD', b: true, px: Number((50 + i / 1000).toFixed(3)), sz: 1, r: false, t: { limit: { tif: 'GTC' as const } } } })));
+      const c = await WsClient.open(v.wsUrl);
+      let turn = 0;
+      let ticking = true;
+      const tick = () => {
+        turn++;
+        if (ticking) setImmediate(tick);
+      };
+      tick();
+      const turns: number[] = [];
+      const fullAccount = v.engine.fullAccount.bind(v.engine);
+      v.engine.fullAccount = (user) => {
+        turns.push(turn);
+        return fullAccount(user);
+      };
+      const topic = `account.${heavy.account}`;
+      const frames = 20;
+      for (let i = 0; i < frames; i++) {
+        c.send({ method: 'subscribe', subscription: [{ type: 'account', user: heavy.account }] });
+        c.send({ method: 'unsubscribe', topic });
+      }
+      await c.until(() => c.messages.filter((m) => m.type === 'unsubscribeResponse').length === frames);
+      ticking = false;
+      expect(turns).toHaveLength(frames);
+      expect(new Set(turns).size, `snapshots built in turns ${turns.join(' ')}`).toBe(frames);
+      c.close();
+    } finally {
+      await v.close();
+    }
+  });
+});
+
 describe('venue config: the hardening limits', () => {
   it('config/venue.example.yaml documents the defaults; each key reaches the venue; a bad value names its key and line', () => {
     const root = resolve(import.meta.dirname, '../../..');
