@@ -19,6 +19,8 @@ export interface RiskViewSources {
   account: () => AccountState | undefined;
   openOrderSizes: (symbol: string) => { buy: number; sell: number };
   openOrderCount: () => number;
+  /** Why the stream data of a market is stale now (the session's StaleGuard), or undefined while fresh. */
+  staleData?: (symbol: string) => string | undefined;
   clock: Clock;
 }
 
@@ -90,6 +92,10 @@ export class LiveRiskView implements RiskViewWithSymbols {
       this.dayStartEquity = equity;
     }
     return equity - this.dayStartEquity;
+  }
+
+  staleData(symbol: string): string | undefined {
+    return this.s.staleData?.(symbol);
   }
 
   market(symbol: string): { maxLeverage: number } | undefined {

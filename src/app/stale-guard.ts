@@ -1,5 +1,6 @@
-// Pulls the quotes of a market whose stream data went stale (every market on a stale account topic) and holds its new
-// orders until fresh data flows again; then the strategy's latest quote set is submitted again.
+// Pulls the quotes of a market whose stream data went stale (every market on a stale account topic) and holds its quote
+// sets until fresh data flows again; then the strategy's latest quote set is submitted again. Places and replaces pass
+// on: risk denies their places STREAM_STALE (staleReason), so the strategy gets a rejection event like any denial.
 // Invariants: cancels always pass; nothing places in a blind market; the hot path (fresh markets) allocates nothing.
 
 import type { Observable, Subscription } from 'rxjs';
@@ -44,22 +45,29 @@ export class StaleGuard {
     return [...this.blind].filter(([, topics]) => topics.size > 0).map(([symbol]) => symbol);
   }
 
-  /** Passes `intent` on, unless it would place in a blind market (a quote set is then kept for the recovery). */
+  /**
+   * Passes `intent` on, except a quote set for a blind market: it is held (the latest per strategy and market) and
+   * submitted when the market recovers. A place or replace passes, and risk denies its place (see staleReason).
+   */
   submit(strategy: string, intent: Intent): void {
-    let symbol: string | undefined;
     if (intent.kind === 'quoteSet') {
-      symbol = intent.symbol;
-      this.latest.get(strategy)?.set(symbol, intent);
-    } else if (intent.kind === 'place' || intent.kind === 'replace') symbol = intent.order.symbol;
-    if (symbol !== undefined && this.blindMarkets > 0 && (this.blind.get(symbol)?.size ?? 0) > 0) {
-      if (intent.kind !== 'quoteSet') this.opts.logger.warn({ strategy, symbol, kind: intent.kind }, 'intent dropped: the market data is stale');
-      return;
+      this.latest.get(strategy)?.set(intent.symbol, intent);
+      if (this.isBlind(intent.symbol)) return;
     }
     this.opts.submit(strategy, intent);
   }
 
+  /** Why `symbol`'s data is stale now (its stale topics), or undefined while it is fresh (the risk view's staleData). */
+  staleReason(symbol: string): string | undefined {
+    return this.isBlind(symbol) ? `stale topics: ${[...this.blind.get(symbol)!].join(', ')}` : undefined;
+  }
+
   close(): void {
     this.subscription.unsubscribe();
+  }
+
+  private isBlind(symbol: string): boolean {
+    return this.blindMarkets > 0 && (this.blind.get(symbol)?.size ?? 0) > 0;
   }
 
   private onHealth(h: TopicHealth): void {

@@ -227,6 +227,7 @@ async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, h
     account: () => state,
     openOrderSizes: (s) => execution?.openOrderSizes(s) ?? { buy: 0, sell: 0 },
     openOrderCount: () => execution?.openOrderCount() ?? 0,
+    staleData: (s) => held.guard?.staleReason(s),
     clock,
   }));
   const risk = createRiskGate(riskConfig(opts.risk), view, clock);

@@ -74,7 +74,8 @@ type Source = 'manual' | 'rejects' | 'disconnect' | 'dailyLoss';
 
 /**
  * Creates the gate. `clock` gives the time of `halt`, `reduceOnly` and `resume` (which take none);
- * every other method uses its `nowMs` argument. Rules:
+ * every other method uses its `nowMs` argument. Places in a market whose stream data the view reports stale are
+ * denied STREAM_STALE. Rules:
  * - daily loss beyond the limit → REDUCING; once it has lasted `dailyLossConfirmMs`, until the next UTC day (or resume,
  *   re-applied while still breached); a reading that recovers sooner (a momentary equity of 0) lifts it;
  * - `repeatedRejects.count` venue rejections within the window → HALTED until resume;
@@ -172,6 +173,8 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
     const market = view.market(symbol);
     if (!market) return deny('UNKNOWN_MARKET', `unknown market ${symbol}`);
     if (take) seen.add(symbol);
+    const stale = view.staleData?.(symbol);
+    if (stale !== undefined) return deny('STREAM_STALE', `${symbol} market data is stale (${stale}); places resume once data flows again`);
     if (!(stamp.dataTimeMs >= nowMs - config.staleInputBudgetMs)) {
       return deny('STALE_INPUT', `computed from data ${fmt(nowMs - stamp.dataTimeMs)} ms old (budget ${config.staleInputBudgetMs} ms)`);
     }

@@ -22,7 +22,9 @@ export type RiskReason =
   | 'HALTED'
   | 'REDUCING'
   | 'UNKNOWN_MARKET'
-  | 'NO_MARK_PRICE';
+  | 'NO_MARK_PRICE'
+  /** The market's stream data is stale (the app's stale guard): nothing places in a blind market. */
+  | 'STREAM_STALE';
 
 export type RiskDecision = { readonly ok: true } | { readonly ok: false; readonly reason: RiskReason; readonly detail: string };
 
@@ -47,6 +49,8 @@ export interface RiskView {
   pnlTodayUsd(): number;
   /** The market's rules, or undefined for an unknown symbol. */
   market(symbol: string): { readonly maxLeverage: number } | undefined;
+  /** Why the stream data of `symbol` is stale now, or undefined while it is fresh (absent: never stale). */
+  staleData?(symbol: string): string | undefined;
 }
 
 export interface TradingStateChange {
