@@ -55,6 +55,7 @@ export interface TradingRecordingOptions {
   venue: string;
   /** Stamps a new epoch. */
   clock: Pick<Clock, 'nowNs'>;
+  /** The account's logger (its lines name the account). */
   log: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
   /** Delay between failed catch-up reads. Default 500 ms doubling to 30 s. */
   backoff?: BackoffOptions;
@@ -86,12 +87,12 @@ export function recordTrading(journal: Journal, parts: TradingParts, opts: Tradi
       .pipe(
         retry({
           delay: (e: Error, count) => {
-            log.warn({ account, attempt: count, error: e.message }, 'journal catch-up failed; retrying');
+            log.warn({ attempt: count, error: e.message }, 'journal catch-up failed; retrying');
             return timer(backoffDelayMs(count - 1, backoff));
           },
         }),
       )
-      .subscribe((r) => log.info({ account, ...r }, 'journal caught up with the venue')),
+      .subscribe((r) => log.info({ ...r }, 'journal caught up with the venue')),
   );
   return subscription;
 }
@@ -135,7 +136,7 @@ export async function catchUpFills(journal: Journal, account: string, http: Acco
     if (differ.length === 0) return result;
     if (attempt === 2) {
       const sizes = Object.fromEntries(differ.map((s) => [s, { journal: journaled.get(s) ?? 0, venue: venue.get(s) ?? 0 }]));
-      opts.log.warn({ account, epoch: result.epoch, sizes }, "the journal's net position differs from the venue's: the venue's fills history does not reach back to the epoch's first fill");
+      opts.log.warn({ epoch: result.epoch, sizes }, "the journal's net position differs from the venue's: the venue's fills history does not reach back to the epoch's first fill");
       return result;
     }
   }
