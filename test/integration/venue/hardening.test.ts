@@ -1,5 +1,6 @@
 // Hardening of the local venue against hostile input (issue 14, venue defects 1 and 3): raw bytes on a
 // real socket, an account resting orders without bound, costly unsigned queries and subscribers that never read.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -201,6 +202,32 @@ describe('local venue: no request ends the process', () => {
     socket.resume();
     await new Promise((resolve) => socket.once('close', resolve));
     await expectAlive();
+  });
+});
+
+describe('perpbot venue (its own process): no request ends it', () => {
+  it('the process answers each target a URL parser rejects with a 4xx and keeps serving', async () => {
+    const child = spawn(process.execPath, [join(import.meta.dirname, '../../../dist/src/cli.js'), 'venue', '--port', '0', '--no-flow'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      const url = await new Promise<URL>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          out += String(d);
+          const m = /listening: (http:\/\/\S+)/.exec(out);
+          if (m) resolve(new URL(m[1]!));
+        });
+        child.once('exit', (code) => reject(new Error(`venue exited ${code}: ${out}`)));
+      });
+      const port = Number(url.port);
+      for (const target of ['//', '///', '/\\', 'http://[']) {
+        const r = await raw({ port } as Venue, request(target));
+        expect(r.status, target).toBe(target === 'http://[' ? 400 : 404);
+      }
+      expect((await http(`${url.origin}/api/v1/exchangeInfo`)).status).toBe(200);
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });
 
