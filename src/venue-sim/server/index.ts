@@ -139,7 +139,8 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
     wss.close();
     await verifier.close();
   };
-  // The WebSocket server re-emits the HTTP server's errors; a listen failure rejects startVenue instead.
+  // The WebSocket server re-emits the HTTP server's errors: a listen failure rejects startVenue, a later
+  // error (an accept failing) is reported by the server's own listener below.
   wss.on('error', () => undefined);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -150,6 +151,7 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
     await stop();
     throw e;
   }
+  server.on('error', onInternalError);
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
 
