@@ -10,7 +10,7 @@ import type { Side } from '../core/intent.js';
 import type { NonceStore } from '../protocol/nonce.js';
 import { JournalError } from './errors.js';
 import { buildReport, UNATTRIBUTED, type ReportFill, type ReportFunding, type ReportOrder, type ReportRow } from './report.js';
-import { migrate, u64Text } from './schema.js';
+import { LEGACY_EPOCH_BASIS, migrate, u64Text } from './schema.js';
 import { pragma, statement } from './statements.js';
 
 /** Where the bot keeps its journal unless configured otherwise (relative to the working directory). */
@@ -101,7 +101,7 @@ export interface CatchUp {
   readonly continued: boolean;
   /** Fills journaled by the catch-up (the rest were known). */
   readonly imported: number;
-  /** Journaled fills whose side differed from the venue's (recorded with the taker's side by earlier builds), corrected. */
+  /** Maker fills of a continued epoch from before epochs whose side differed from the venue's (earlier builds journaled the taker's side after a stream gap), corrected. */
   readonly repaired: number;
 }
 
@@ -415,7 +415,8 @@ export class Journal {
    * journal already holds (same order, timestamp, price and size) names the epoch that continues, and the fills after
    * it are journaled there; when the journal holds none, the venue is another instance (or forgot the account): a new
    * epoch starts with all of them. The account's rows journaled so far without an epoch join it, and later rows carry it.
-   * A journaled fill the venue shows with the other side takes the venue's side. Idempotent. `venue` (its URL) and `atNs` describe a new epoch.
+   * In a continued epoch from before epochs, a journaled maker fill the venue shows with the other side takes the
+   * venue's side. Idempotent. `venue` (its URL) and `atNs` describe a new epoch.
    */
   catchUp(account: string, venue: string, venueFills: readonly FillRecord[], atNs: bigint): CatchUp {
     this.flush();
@@ -429,6 +430,7 @@ export class Journal {
       `UPDATE OR IGNORE fills SET side = @side
        WHERE account = @account AND order_id = @orderId AND time_ns = @timeNs AND price = @price AND size = @size AND seq = @seq AND side <> @side`,
     );
+    const legacy = statement<[number, string], number>(this.db, 'SELECT 1 FROM epochs WHERE id = ? AND basis = ?').pluck();
     const adopt = ['fills', 'order_events', 'positions', 'funding'].map((t) => statement<[number, string]>(this.db, `UPDATE ${t} SET epoch = ? WHERE account = ? AND epoch IS NULL`));
     return this.db.transaction((): CatchUp => {
       let from = 0;
@@ -444,11 +446,13 @@ export class Journal {
         epoch = Number(newEpoch.run(account, venue, u64Text(atNs), 'the venue holds none of the journaled fills of the account').lastInsertRowid);
       }
       let imported = 0;
+      for (let i = from; i < venueFills.length; i++) imported += this.insertFill.run(this.fillParams(venueFills[i]!, epoch)).changes;
       let repaired = 0;
-      for (let i = 0; i < venueFills.length; i++) {
-        const params = this.fillParams(venueFills[i]!, epoch);
-        if (i >= from) imported += this.insertFill.run(params).changes;
-        else repaired += repair.run({ account, orderId: params.orderId!, timeNs: params.timeNs!, price: params.price!, size: params.size!, seq: params.seq!, side: params.side! }).changes;
+      if (continued && legacy.get(epoch, LEGACY_EPOCH_BASIS) !== undefined) {
+        for (let i = 0; i < from; i++) {
+          const f = venueFills[i]!;
+          if (f.maker) repaired += repair.run({ account, orderId: f.orderId, timeNs: u64Text(f.timeNs), price: f.price, size: f.size, seq: f.seq ?? 0, side: f.side }).changes;
+        }
       }
       for (const s of adopt) s.run(epoch, account);
       this.epochs.set(account, epoch);

@@ -5,8 +5,11 @@ import type { Database } from 'better-sqlite3';
 import { JournalError } from './errors.js';
 import { pragma } from './statements.js';
 
+/** The basis of the epochs a journal from before epochs gets for its rows (rows of earlier builds). */
+export const LEGACY_EPOCH_BASIS = 'journaled before epochs';
+
 /** Migration i brings the schema from version i to version i + 1. */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE nonces (
      signer TEXT PRIMARY KEY,
      high_water_ns TEXT NOT NULL
@@ -96,7 +99,7 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE positions ADD COLUMN epoch INTEGER REFERENCES epochs (id);
    ALTER TABLE funding ADD COLUMN epoch INTEGER REFERENCES epochs (id);
    INSERT INTO epochs (account, venue, started_ns, basis)
-     SELECT account, '', '00000000000000000000', 'journaled before epochs'
+     SELECT account, '', '00000000000000000000', '${LEGACY_EPOCH_BASIS}'
      FROM (SELECT account FROM fills UNION SELECT account FROM order_events UNION SELECT account FROM positions UNION SELECT account FROM funding)
      ORDER BY account;
    UPDATE fills SET epoch = (SELECT id FROM epochs e WHERE e.account = fills.account);

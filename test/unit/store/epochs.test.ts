@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildReport, type ReportFill } from '../../../src/store/report.js';
 import { Journal, type FillRecord } from '../../../src/store/index.js';
+import { MIGRATIONS } from '../../../src/store/schema.js';
 
 const ACCOUNT = 'BnQyDU3hTq7WkpxL9bxMmyfqTyzbEVGiBDF9nRcXVZHm';
 const OTHER = '4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi';
@@ -62,41 +63,36 @@ describe('account epochs', () => {
     expect(j.fills().map((f) => f.epoch)).toEqual([1, 3]);
   });
 
-  it('catchUp gives a journaled fill the side the venue shows for it (rows journaled with the taker’s side before the fix)', () => {
-    const j = journalAt();
-    j.catchUp(ACCOUNT, VENUE, [], 1n);
-    const maker = fill('om', 'sell', 1, 100, 10n, { maker: true });
-    j.recordFill({ ...maker, side: 'buy' });
-    j.recordFill(fill('ot', 'buy', 1, 100, 20n));
-    expect(j.catchUp(ACCOUNT, VENUE, [maker, fill('ot', 'buy', 1, 100, 20n)], 2n)).toEqual({ epoch: 1, continued: true, imported: 0, repaired: 1 });
-    expect(j.fills().map((f) => f.side)).toEqual(['sell', 'buy']);
-    expect(j.netPositions(ACCOUNT)).toEqual(new Map([['ETH-USD', 0]]));
-  });
-
   it('a journal from before epochs gets one epoch per account for its rows', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'perpbot-epochs-')), 'old.sqlite');
-    const db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.exec(`CREATE TABLE fills (id INTEGER PRIMARY KEY, account TEXT NOT NULL, strategy TEXT, symbol TEXT NOT NULL, order_id TEXT NOT NULL,
-      side TEXT NOT NULL, price REAL NOT NULL, size REAL NOT NULL, fee_usd REAL NOT NULL, maker INTEGER NOT NULL, time_ns TEXT NOT NULL, seq INTEGER NOT NULL,
-      UNIQUE (account, order_id, time_ns, side, price, size, seq)) STRICT;
-      CREATE TABLE order_events (id INTEGER PRIMARY KEY, account TEXT NOT NULL, strategy TEXT, symbol TEXT NOT NULL, order_id TEXT NOT NULL, side TEXT NOT NULL,
-      price REAL NOT NULL, size REAL NOT NULL, filled_size REAL NOT NULL, status TEXT NOT NULL, reason TEXT, at_ns TEXT NOT NULL) STRICT;
-      CREATE TABLE funding (id INTEGER PRIMARY KEY, account TEXT NOT NULL, symbol TEXT NOT NULL, amount_usd REAL NOT NULL, rate REAL NOT NULL, time_ns TEXT NOT NULL) STRICT;
-      CREATE TABLE positions (id INTEGER PRIMARY KEY, account TEXT NOT NULL, symbol TEXT NOT NULL, size REAL NOT NULL, entry_price REAL NOT NULL,
-      realized_pnl_usd REAL NOT NULL, unrealized_pnl_usd REAL NOT NULL, at_ms INTEGER NOT NULL) STRICT;
-      CREATE TABLE nonces (signer TEXT PRIMARY KEY, high_water_ns TEXT NOT NULL) STRICT;
-      CREATE TABLE batches (id INTEGER PRIMARY KEY, signer TEXT NOT NULL, account TEXT NOT NULL, nonce_ns TEXT NOT NULL, path TEXT NOT NULL, message BLOB NOT NULL,
-      signature TEXT NOT NULL, body TEXT NOT NULL, order_ids TEXT NOT NULL, at_ns TEXT NOT NULL, outcome TEXT, outcome_detail TEXT, resolution TEXT, resolution_detail TEXT) STRICT;
-      INSERT INTO fills VALUES (1, '${ACCOUNT}', NULL, 'ETH-USD', 'o1', 'buy', 100, 1, 0, 0, '00000000000000000010', 0);
-      INSERT INTO funding VALUES (1, '${OTHER}', 'ETH-USD', 1, 0.001, '00000000000000000020');
-      PRAGMA user_version = 1;`);
-    db.close();
-    const j = journalAt(path);
+    const j = journalAt(legacyJournal(`INSERT INTO fills VALUES (1, '${ACCOUNT}', NULL, 'ETH-USD', 'o1', 'buy', 100, 1, 0, 0, '00000000000000000010', 0);
+      INSERT INTO funding VALUES (1, '${OTHER}', 'ETH-USD', 1, 0.001, '00000000000000000020');`));
     const [legacy] = j.fills().map((f) => f.epoch);
     expect(legacy).toEqual(expect.any(Number));
     expect(j.funding()).toHaveLength(1);
     expect(j.catchUp(OTHER, VENUE, [], 1n)).toMatchObject({ continued: false });
     expect(j.catchUp(ACCOUNT, VENUE, [fill('o1', 'buy', 1, 100, 10n), fill('o2', 'sell', 1, 100, 11n)], 1n)).toEqual({ epoch: legacy, continued: true, imported: 1, repaired: 0 });
   });
+
+  it('catchUp gives a maker fill of an epoch from before epochs the side the venue shows (earlier builds journaled the taker’s)', () => {
+    // An earlier build journaled maker fill om (a sell) with the taker's side after a stream gap.
+    const j = journalAt(legacyJournal(`INSERT INTO fills VALUES (1, '${ACCOUNT}', NULL, 'ETH-USD', 'om', 'buy', 100, 1, 0, 1, '00000000000000000010', 0);
+      INSERT INTO fills VALUES (2, '${ACCOUNT}', NULL, 'ETH-USD', 'ot', 'buy', 100, 1, 0, 0, '00000000000000000020', 0);`));
+    const venue = [fill('om', 'sell', 1, 100, 10n, { maker: true }), fill('ot', 'buy', 1, 100, 20n)];
+    expect(j.catchUp(ACCOUNT, VENUE, venue, 2n)).toMatchObject({ continued: true, imported: 0, repaired: 1 });
+    expect(j.fills().map((f) => f.side)).toEqual(['sell', 'buy']);
+    expect(j.netPositions(ACCOUNT)).toEqual(new Map([['ETH-USD', 0]]));
+    expect(j.catchUp(ACCOUNT, VENUE, venue, 3n)).toMatchObject({ repaired: 0 });
+  });
 });
+
+/** A journal file as builds before epochs wrote it (schema version 1, its first migration), holding `rows` (SQL inserts). */
+function legacyJournal(rows: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'perpbot-epochs-')), 'old.sqlite');
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.exec(MIGRATIONS[0]!);
+  db.exec(`${rows}
+    PRAGMA user_version = 1;`);
+  db.close();
+  return path;
+}
