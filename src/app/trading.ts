@@ -33,6 +33,8 @@ import { StaleGuard } from './stale-guard.js';
 
 /** How long a closing order (closeOnStop) may take to be answered, ms. */
 const CLOSE_ON_STOP_TIMEOUT_MS = 5000;
+/** Longest wait for the venue to confirm the cancels of a strategy that stopped, ms (while the session stops: what is left of its deadline). */
+const STRATEGY_CANCEL_WAIT_MS = 5000;
 
 export interface TradingOptions {
   /** REST base URL ending in /api/v1. */
@@ -120,7 +122,10 @@ export interface TradingSession {
   accountState(): AccountState | undefined;
   /** Stream topics without fresh data now, with why (their markets' quotes are pulled; readiness is off). */
   staleTopics(): ReadonlyMap<string, string>;
-  /** Stops the strategies, cancels the bot's orders (unless told not to) and closes the connections. */
+  /**
+   * Stops the strategies, cancels the bot's orders (unless told not to) and closes the connections; every wait for the
+   * venue (the strategies' cancels, closeOnStop, the final cancels) ends within `deadlineMs` in all (default 5000).
+   */
   stop(opts?: { cancelOrders?: boolean; deadlineMs?: number }): Promise<StopReport>;
 }
 
@@ -254,14 +259,17 @@ async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, h
   });
   const exec = execution;
   const strategyLog = opts.strategyLogger ?? (() => silentStrategyLogger);
+  /** While the session stops: the epoch ms by which stop() must be done; every wait of stopping ends by then. */
+  let stopEndMs: number | undefined;
+  const waitMs = (defaultMs: number) => (stopEndMs === undefined ? defaultMs : Math.min(defaultMs, Math.max(0, stopEndMs - clock.nowMs())));
   /** A stopped strategy's orders are cancelled, then, when it asked (closeOnStop), its markets' position is closed. */
   const stopOrders = async (name: string) => {
-    const report = await exec.cancelStrategy(name);
+    const report = await exec.cancelStrategy(name, waitMs(STRATEGY_CANCEL_WAIT_MS));
     const s = opts.strategies.find((x) => x.name === name);
     const close = s?.definition.closeOnStop;
     if (!close) return report;
     const closing = { execution: exec, position: (sym: string) => state?.positions.get(sym)?.size ?? 0, book: (sym: string) => books.get(sym), rules: (sym: string) => markets.get(sym)! };
-    return { ...report, closeOnStop: await closePositions(name, s.symbols, close, closing, CLOSE_ON_STOP_TIMEOUT_MS) };
+    return { ...report, closeOnStop: await closePositions(name, s.symbols, close, closing, waitMs(CLOSE_ON_STOP_TIMEOUT_MS)) };
   };
   const host = new StrategyHost({ clock, onStopped: stopOrders, log: strategyLog(undefined) });
   const guard = new StaleGuard({
@@ -330,8 +338,10 @@ async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, h
     staleTopics: () => pool.staleTopics(),
     async stop(stopOpts = {}) {
       clearInterval(evaluate);
+      const deadlineMs = stopOpts.deadlineMs ?? 5000;
+      stopEndMs = clock.nowMs() + deadlineMs;
       await host.stopAll('shutdown');
-      const report = await exec.stop({ cancelOrders: stopOpts.cancelOrders ?? true, deadlineMs: stopOpts.deadlineMs ?? 5000 });
+      const report = await exec.stop({ cancelOrders: stopOpts.cancelOrders ?? true, deadlineMs: waitMs(deadlineMs) });
       await held.release();
       return report;
     },

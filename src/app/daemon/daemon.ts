@@ -110,7 +110,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       for (const r of recordings) r.unsubscribe();
     });
     closers.push(async () => {
-      for (const s of sessions) await s.session.stop({ cancelOrders: config.shutdown.cancelOrders, deadlineMs: config.shutdown.deadlineMs });
+      await Promise.all(sessions.map((s) => s.session.stop({ cancelOrders: config.shutdown.cancelOrders, deadlineMs: config.shutdown.deadlineMs })));
     });
     for (const account of accounts) {
       const mine = config.strategies.flatMap((c, i) => (c.account === account.name ? [opts.strategies[i]!] : []));
@@ -150,15 +150,21 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
           log.info({ reason }, 'daemon stopping');
           if (statusTimer) clearInterval(statusTimer);
           for (const d of disposers) d();
-          let leftOpen = 0;
-          let timedOut = false;
-          for (const { account, session } of sessions) {
-            const report = await session.stop({ cancelOrders: config.shutdown.cancelOrders, deadlineMs: config.shutdown.deadlineMs });
-            leftOpen += report.open.length;
-            timedOut ||= report.timedOut;
-            // The session's own client is closed now; the daemon's set-up client still runs.
-            await snapshotAccount(journal, session, clock, setupHttp).catch((e: Error) => log.warn({ account: account.name, error: e.message }, 'final journal snapshot failed'));
-          }
+          // Every session stops at once within the one deadline: the whole stop fits the process's exit timer.
+          const endMs = clock.nowMs() + config.shutdown.deadlineMs;
+          const reports = await Promise.all(
+            sessions.map(async ({ account, session }) => {
+              const report = await session.stop({ cancelOrders: config.shutdown.cancelOrders, deadlineMs: config.shutdown.deadlineMs });
+              // The session's own client is closed now; the daemon's set-up client still runs.
+              const snapshot = snapshotAccount(journal, session, clock, setupHttp);
+              const waitMs = Math.max(FINAL_SNAPSHOT_MIN_MS, endMs - clock.nowMs());
+              const outcome = await within(snapshot, waitMs).then(() => undefined, (e: Error) => e.message);
+              if (outcome !== undefined) log.warn({ account: account.name, error: outcome }, 'final journal snapshot failed');
+              return report;
+            }),
+          );
+          const leftOpen = reports.reduce((n, r) => n + r.open.length, 0);
+          const timedOut = reports.some((r) => r.timedOut);
           status.print();
           status.close();
           for (const r of recordings) r.unsubscribe();
@@ -175,6 +181,18 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     await closeAll().catch((closeError: Error) => log.warn({ error: closeError.message }, 'cleanup after a failed start failed'));
     throw e;
   }
+}
+
+/** Least time the final journal snapshot of an account gets, even past the shutdown deadline, ms (CLOSE_MARGIN_MS covers it). */
+const FINAL_SNAPSHOT_MIN_MS = 1_000;
+
+/** Resolves when `p` does; rejects with its error, or when `ms` pass first. */
+function within(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not done within ${ms} ms (shutdown.deadlineMs)`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** `listening`, or a ConfigError naming `key` and what to change when its port is taken or cannot be bound. */
