@@ -44,7 +44,7 @@ describe('daemon config: schema', () => {
     expect(c.risk).toEqual({});
     expect(c.execution).toEqual({ maxBatchItems: 20, flushDelayMs: 0, unknownOrders: 'cancel', signing: 'precomputed' });
     expect(c.http).toEqual({ ordersPerSecond: 50, ordersBurst: 100, cancelsPerSecond: 100, cancelsBurst: 200, timeoutMs: 10_000, maxSockets: 16, spareSockets: 2, rateLimitMaxWaitMs: 30_000 });
-    expect(c.journal).toEqual({ path: join(DIR, 'data/perpbot.sqlite') });
+    expect(c.journal).toEqual({ path: join(DIR, 'data/perpbot.sqlite'), retention: { maxAgeDays: 7, maxMegabytes: 1024, pruneIntervalMs: 1000 } });
     expect(c.telemetry).toEqual({ host: '127.0.0.1', port: 9464, token: undefined, statusIntervalMs: 10_000, deniedNotReadyMs: 30_000, denialLogIntervalMs: 30_000 });
     expect(c.log).toEqual({ level: 'info' });
     expect(c.shutdown).toEqual({ cancelOrders: true, deadlineMs: 10_000 });
