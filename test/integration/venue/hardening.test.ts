@@ -91,6 +91,35 @@ class KeptAlive {
   }
 }
 
+/** Rests `count` SOL-USD buys of size 1 for `account` straight on the engine (set-up only), from 50 USD up a tick each. */
+function restBuys(v: Venue, account: string, count: number): void {
+  for (let start = 0; start < count; start += 100) {
+    const items = Array.from({ length: Math.min(100, count - start) }, (_, i) => ({
+      order: { c: 'SOL-USD', b: true, px: Number((50 + (start + i) / 1000).toFixed(3)), sz: 1, r: false, t: { limit: { tif: 'GTC' as const } } },
+    }));
+    v.engine.applyOrderAction(account, items);
+  }
+}
+
+/** Counts event-loop turns (one setImmediate each); `install` hooks `record` into the calls whose turn is wanted. */
+function recordTurns(install: (record: () => void) => void): { turns: number[]; stop: () => void } {
+  let turn = 0;
+  let ticking = true;
+  const tick = () => {
+    turn++;
+    if (ticking) setImmediate(tick);
+  };
+  tick();
+  const turns: number[] = [];
+  install(() => turns.push(turn));
+  return {
+    turns,
+    stop: () => {
+      ticking = false;
+    },
+  };
+}
+
 const request = (target: string, extra = '') => `GET ${target} HTTP/1.1\r\nHost: venue\r\nConnection: close\r\n${extra}\r\n`;
 
 function expectJsonError(r: RawReply, status: number): void {
@@ -297,12 +326,10 @@ describe('local venue: one unsigned query costs bounded work', () => {
       const taker = new Trader(v);
       await heavy.faucet(1_000_000_000);
       await taker.faucet(1_000_000_000);
-      // Rest as many orders as the venue takes (in batches, as over HTTP), then fill and cancel enough to fill every history.
-      const place = (n: number, px: (i: number) => number) =>
-        v.engine.applyOrderAction(heavy.account, Array.from({ length: n }, (_, i) => ({ order: { c: 'SOL-USD', b: true, px: px(i), sz: 1, r: false, t: { limit: { tif: 'GTC' as const } } } })));
-      for (let b = 0; b < 60; b++) place(100, (i) => Number((50 + (b * 100 + i) / 1000).toFixed(3)));
+      // Rest as many orders as the venue takes, fill them (and refuse the rest), rest again: full histories, 1000 open.
+      restBuys(v, heavy.account, 6000);
       for (let b = 0; b < 60; b++) v.engine.applyOrderAction(taker.account, Array.from({ length: 100 }, () => ({ order: { c: 'SOL-USD', b: false, px: 40, sz: 1, r: false, t: { limit: { tif: 'IOC' as const } } } })));
-      for (let b = 0; b < 60; b++) place(100, (i) => Number((50 + (b * 100 + i) / 1000).toFixed(3)));
+      restBuys(v, heavy.account, 6000);
       v.engine.drainEvents();
       const open = v.engine.openOrders(heavy.account).length;
 
@@ -312,19 +339,13 @@ describe('local venue: one unsigned query costs bounded work', () => {
       const conns = await Promise.all(Array.from({ length: 9 }, () => KeptAlive.open(v.port)));
       const keepAlive = request('/api/v1/exchangeInfo').replace('Connection: close', 'Connection: keep-alive');
       for (const c of conns) expect((await c.request(keepAlive)).status).toBe(200);
-      let turn = 0;
-      let ticking = true;
-      const tick = () => {
-        turn++;
-        if (ticking) setImmediate(tick);
-      };
-      tick();
-      const turns: number[] = [];
       const query = v.engine.query.bind(v.engine);
-      v.engine.query = (type, user) => {
-        turns.push(turn);
-        return query(type, user);
-      };
+      const { turns, stop } = recordTurns((record) => {
+        v.engine.query = (type, user) => {
+          record();
+          return query(type, user);
+        };
+      });
       for (const type of ['openOrders', 'fullAccount', 'orderHistory', 'fills']) {
         const body = JSON.stringify({ type, user: heavy.account });
         const text = `POST /api/v1/account HTTP/1.1\r\nHost: venue\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
@@ -333,7 +354,7 @@ describe('local venue: one unsigned query costs bounded work', () => {
         expect(replies.map((r) => r.status)).toEqual(Array(9).fill(200));
         expect(new Set(turns).size, `${type}: queries ran in turns ${turns.join(' ')}`).toBe(8);
       }
-      ticking = false;
+      stop();
       for (const c of conns) c.close();
       expect(open).toBe(1000);
     } finally {
@@ -371,9 +392,7 @@ describe('local venue: subscribers that never read are dropped by bytes buffered
     try {
       const heavy = new Trader(v);
       await heavy.faucet(1_000_000_000);
-      for (let b = 0; b < 10; b++) {
-        v.engine.applyOrderAction(heavy.account, Array.from({ length: 100 }, (_, i) => ({ order: { c: 'SOL-USD', b: true, px: Number((50 + (b * 100 + i) / 1000).toFixed(3)), sz: 1, r: false, t: { limit: { tif: 'GTC' as const } } } })));
-      }
+      restBuys(v, heavy.account, 1000);
       const snapshotBytes = JSON.stringify(v.engine.fullAccount(heavy.account), (_k, x) => (typeof x === 'bigint' ? Number(x) : x)).length;
       const topic = `account.${heavy.account}`;
       const clients = await Promise.all(
@@ -416,21 +435,15 @@ describe('local venue: one WebSocket connection cannot monopolize the venue', ()
     try {
       const heavy = new Trader(v);
       await heavy.faucet(1_000_000);
-      v.engine.applyOrderAction(heavy.account, Array.from({ length: 100 }, (_, i) => ({ order: { c: 'SOL-USD', b: true, px: Number((50 + i / 1000).toFixed(3)), sz: 1, r: false, t: { limit: { tif: 'GTC' as const } } } })));
+      restBuys(v, heavy.account, 100);
       const c = await WsClient.open(v.wsUrl);
-      let turn = 0;
-      let ticking = true;
-      const tick = () => {
-        turn++;
-        if (ticking) setImmediate(tick);
-      };
-      tick();
-      const turns: number[] = [];
       const fullAccount = v.engine.fullAccount.bind(v.engine);
-      v.engine.fullAccount = (user) => {
-        turns.push(turn);
-        return fullAccount(user);
-      };
+      const { turns, stop } = recordTurns((record) => {
+        v.engine.fullAccount = (user) => {
+          record();
+          return fullAccount(user);
+        };
+      });
       const topic = `account.${heavy.account}`;
       const frames = 20;
       for (let i = 0; i < frames; i++) {
@@ -438,7 +451,7 @@ describe('local venue: one WebSocket connection cannot monopolize the venue', ()
         c.send({ method: 'unsubscribe', topic });
       }
       await c.until(() => c.messages.filter((m) => m.type === 'unsubscribeResponse').length === frames);
-      ticking = false;
+      stop();
       expect(turns).toHaveLength(frames);
       expect(new Set(turns).size, `snapshots built in turns ${turns.join(' ')}`).toBe(frames);
       c.close();
