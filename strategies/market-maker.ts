@@ -114,6 +114,8 @@ export default defineStrategy({
   description: 'Quotes both sides around the mid, skewed by inventory, within a maximum position.',
   params: marketMakerParams,
   symbols: (p) => [p.symbol],
+  orderSizes: (p) => [{ symbol: p.symbol, size: p.size, key: 'size' }],
+  maxPositions: (p) => [{ symbol: p.symbol, size: p.maxPosition, key: 'maxPosition' }],
   create(ctx, p) {
     const rules = ctx.rules(p.symbol);
     const quoteSets = ctx.metrics.counter('quote_sets_total', { help: 'Quote sets emitted' });

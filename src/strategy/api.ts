@@ -138,6 +138,15 @@ export interface CloseOnStop {
 /** Largest `closeOnStop.maxSlippageBps` (10 %). */
 export const MAX_CLOSE_SLIPPAGE_BPS = 1000;
 
+/** A size a strategy's params set, declared so that it is checked against the market before anything trades. */
+export interface SizeDeclaration {
+  readonly symbol: string;
+  /** Base units, as the params give it (before any rounding to the lot). */
+  readonly size: number;
+  /** Path of the value inside the params (`size`, `legs[1].qty`); problems name `strategies[i].params.<key>`. */
+  readonly key: string;
+}
+
 export interface StrategySpec<P> {
   /** Lower-case words joined by dashes (`market-maker`). */
   readonly name: string;
@@ -146,6 +155,14 @@ export interface StrategySpec<P> {
   readonly params: Schema<P>;
   /** The markets the strategy trades, from its params (the daemon subscribes them; intents elsewhere are refused). */
   readonly symbols?: (params: P) => readonly string[];
+  /**
+   * The order sizes these params set. The daemon's start and `perpbot check-config --online` check each against the
+   * venue's lot (below one lot is an error: nothing would be placed); `check-config --online` also against the
+   * market's minimum notional at the current mid. Absent: the sizes are not checked.
+   */
+  readonly orderSizes?: (params: P) => readonly SizeDeclaration[];
+  /** The largest absolute positions these params allow; `check-config --online` weighs their notional against the account's collateral. */
+  readonly maxPositions?: (params: P) => readonly SizeDeclaration[];
   /**
    * Builds the strategy's intent stream. Called once per start; the host subscribes to the result and
    * unsubscribes it on stop. Throwing, erroring or emitting an invalid intent stops this strategy only.
@@ -177,7 +194,9 @@ export function defineStrategy<P>(spec: StrategySpec<P>): StrategyDefinition<P> 
   if (typeof spec.name !== 'string' || !STRATEGY_NAME.test(spec.name)) throw new StrategyError(`strategy name must be lower-case words joined by dashes, got ${JSON.stringify(spec.name)}`);
   if (typeof spec.params?.run !== 'function') throw new StrategyError(`strategy ${spec.name}: params must be a schema`);
   if (typeof spec.create !== 'function') throw new StrategyError(`strategy ${spec.name}: create must be a function`);
-  if (spec.symbols !== undefined && typeof spec.symbols !== 'function') throw new StrategyError(`strategy ${spec.name}: symbols must be a function of the params`);
+  for (const key of ['symbols', 'orderSizes', 'maxPositions'] as const) {
+    if (spec[key] !== undefined && typeof spec[key] !== 'function') throw new StrategyError(`strategy ${spec.name}: ${key} must be a function of the params`);
+  }
   if (spec.closeOnStop !== undefined) {
     const bps = (spec.closeOnStop as Partial<CloseOnStop> | null)?.maxSlippageBps;
     if (!(typeof bps === 'number' && bps > 0 && bps <= MAX_CLOSE_SLIPPAGE_BPS)) {

@@ -65,9 +65,9 @@ function rawStrategySpecs(data: unknown): StrategyModuleSpec[] {
 /**
  * Reads the config file at `path` (as loadDaemonConfig), loads every strategy module and validates its params, and
  * checks the key files (present unless created, readable, a key); nothing is started. Throws ConfigErrors listing
- * every problem of all three at once, each with its line.
+ * every problem of all three at once, each with its line. Returns the document too (the lines of later checks' keys).
  */
-export async function checkDaemonConfig(path: string, env: NodeJS.ProcessEnv = process.env): Promise<{ config: DaemonConfig; strategies: LoadedStrategy[] }> {
+export async function checkDaemonConfig(path: string, env: NodeJS.ProcessEnv = process.env): Promise<{ config: DaemonConfig; strategies: LoadedStrategy[]; doc: YamlDocument }> {
   const baseDir = dirname(resolve(path));
   const doc = readYamlDocument(readConfigFile(path), path, { env });
   const problems: ConfigError[] = [];
@@ -94,5 +94,5 @@ export async function checkDaemonConfig(path: string, env: NodeJS.ProcessEnv = p
   const accounts = (doc.data as { accounts?: unknown } | null)?.accounts;
   if (Array.isArray(accounts)) problems.push(...keyFileIssues(accounts.map((a: unknown) => (typeof a === 'object' && a !== null ? a : {})), baseDir).map((i) => doc.problem(i.field, i.message)));
   if (problems.length > 0) throw new ConfigErrors(path, problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity)));
-  return { config: config!, strategies };
+  return { config: config!, strategies, doc };
 }

@@ -5,13 +5,14 @@ import type { Logger as PinoLogger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { HttpClient } from '../../client/http.js';
 import { systemClock } from '../../core/clock.js';
-import { ConfigError } from '../../core/errors.js';
+import { ConfigError, ConfigErrors } from '../../core/errors.js';
 import { Journal, startRetention } from '../../store/index.js';
 import type { LoadedStrategy } from '../../strategy/loader.js';
 import { onSignal } from '../../risk/index.js';
 import { createMetrics, startControlServer, componentLogger, strategyLogger, type ControlServer } from '../../telemetry/index.js';
 import { startVenue, type Venue } from '../../venue-sim/server/index.js';
 import type { DaemonConfig } from '../config/index.js';
+import { marketRuleFindings } from '../config/checks.js';
 import type { CommitmentPool } from '../../protocol/commitment-pool.js';
 import { NonceSources } from '../../protocol/nonce.js';
 import { dedicateCpu } from '../dedicated-cpu.js';
@@ -94,6 +95,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     closers.push(() => journal.close());
     const setupHttp = new HttpClient({ baseUrl: url, dialect, clock, rateLimitMaxWaitMs: config.http.rateLimitMaxWaitMs });
     closers.push(() => setupHttp.close());
+    // An order size below the lot would trade nothing, silently: refused before any account is funded.
+    const sizeProblems = marketRuleFindings(opts.strategies, new Map((await setupHttp.exchangeInfo()).map((m) => [m.symbol, m]))).errors;
+    if (sizeProblems.length > 0) throw new ConfigErrors(`the config against the markets of ${url}`, sizeProblems.map((i) => new ConfigError(i.field, i.message)));
     const resolved = await resolveUnresolvedBatches(journal, setupHttp, componentLogger(logger, 'journal'));
     // One nonce source per signer for the whole process: start-up actions and trading draw from the same one.
     const nonces = new NonceSources({ clock, store: journal.nonces });
