@@ -77,7 +77,7 @@ async function onlineChecks(config: DaemonConfig, strategies: readonly LoadedStr
       ? await startVenue({ ...venueOptions(config.venue.local), host: '127.0.0.1', port: 0, verifyOnWorker: false })
       : undefined;
   const url = local?.url ?? config.venue.url!;
-  const http = new HttpClient({ baseUrl: url, dialect: config.venue.dialect, timeoutMs: config.http.timeoutMs, readRetries: 1 });
+  const http = new HttpClient({ baseUrl: url, dialect: config.venue.dialect, timeoutMs: config.http.timeoutMs, rateLimitMaxWaitMs: config.http.rateLimitMaxWaitMs, readRetries: 1 });
   try {
     // One flow round: the embedded venue's books have both sides, as they do by the time the daemon quotes.
     local?.step();
