@@ -75,6 +75,8 @@ export interface DaemonConfig {
     network: Network;
     /** Stream data older than this (no data and no pong) is stale: quotes pulled, readiness off, ms. Default 3000. */
     staleAfterMs: number;
+    /** How long a remote venue that cannot be reached at start is retried (backoff, a line per attempt), ms; 0 tries once. Default 60000. */
+    startTimeoutMs: number;
     /** The embedded venue's settings (used when mode is local). Default {}. */
     local: VenueConfig;
   };
@@ -212,6 +214,7 @@ const venueSchema: Schema<DaemonConfig['venue']> = defaulted(
     dialect: withDefault(literal(...DIALECTS), 'v1'),
     network: withDefault(literal(...NETWORKS), 'testnet'),
     staleAfterMs: withDefault(integer(100, 60_000), 3_000),
+    startTimeoutMs: withDefault(integer(0, 3_600_000), 60_000),
     local: defaulted(venueConfigSchema),
   }),
 );

@@ -24,6 +24,7 @@ import { RegistryMetricBackends, wireMetrics } from './metrics.js';
 import { journalingSubmitter, journalSizeGauge, recordSnapshots, recordTrading, snapshotAccount } from './recording.js';
 import { resolveUnresolvedBatches } from './resolve.js';
 import { StatusLine } from './status-line.js';
+import { waitForVenue } from './venue-wait.js';
 
 export interface DaemonOptions {
   config: DaemonConfig;
@@ -90,6 +91,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const url = venue?.url ?? config.venue.url!;
     const wsUrl = venue?.wsUrl ?? config.venue.wsUrl!;
     const { dialect, network } = config.venue;
+    // A remote venue may still be starting: waited for (bounded) before the journal is opened or anything acts.
+    if (!venue) await waitForVenue(url, { dialect, clock, timeoutMs: config.venue.startTimeoutMs, log });
 
     const journal = Journal.open(config.journal.path);
     closers.push(() => journal.close());

@@ -38,7 +38,7 @@ const where = (e: ConfigErrors) => e.problems.map((p) => `${p.key}@${p.line}`);
 describe('daemon config: schema', () => {
   it('fills every default, and a strategy trades for the first account unless it names one', () => {
     const c = parse(MINIMAL);
-    expect(c.venue).toEqual({ mode: 'local', dialect: 'v1', network: 'testnet', staleAfterMs: 3000, local: {} });
+    expect(c.venue).toEqual({ mode: 'local', dialect: 'v1', network: 'testnet', staleAfterMs: 3000, startTimeoutMs: 60_000, local: {} });
     expect(c.accounts).toEqual([{ name: 'main', keyFile: join(DIR, 'keys/main.json'), createKey: false, leverage: {} }]);
     expect(c.strategies).toEqual([{ module: 'market-maker', account: 'main', params: {} }]);
     expect(c.risk).toEqual({});
