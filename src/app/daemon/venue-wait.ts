@@ -31,13 +31,13 @@ export async function waitForVenue(url: string, opts: VenueWaitOptions): Promise
         return;
       } catch (e) {
         if (!(e instanceof TransportError)) return;
-        const why = reasonOf(e.message);
+        const why = failureReason(e.message);
         const leftMs = endMs - opts.clock.nowMs();
         if (leftMs <= 0) {
-          throw new ConfigError('venue.startTimeoutMs', `venue ${url} not reachable within ${seconds(opts.timeoutMs)} s (${why}): start it, check venue.url, or raise venue.startTimeoutMs`, undefined, { cause: e });
+          throw new ConfigError('venue.startTimeoutMs', `venue ${url} not reachable within ${secondsText(opts.timeoutMs)} s (${why}): start it, check venue.url, or raise venue.startTimeoutMs`, undefined, { cause: e });
         }
         const waitMs = Math.min(leftMs, backoffDelayMs(attempt, BACKOFF));
-        opts.log.warn({ venueUrl: url, attempt: attempt + 1, error: e.message }, `venue ${url} not reachable (${why}), retrying in ${seconds(waitMs)} s`);
+        opts.log.warn({ venueUrl: url, attempt: attempt + 1, error: e.message }, `venue ${url} not reachable (${why}), retrying in ${secondsText(waitMs)} s`);
         await sleep(waitMs);
       }
     }
@@ -47,11 +47,11 @@ export async function waitForVenue(url: string, opts: VenueWaitOptions): Promise
 }
 
 /** The short reason of a transport failure: the system error code (ECONNREFUSED, …) or the failure's own text. */
-function reasonOf(message: string): string {
+export function failureReason(message: string): string {
   return /\bE[A-Z]{3,}\b/.exec(message)?.[0] ?? message.slice(message.lastIndexOf(': ') + 2);
 }
 
 /** `ms` as seconds with at most one decimal. */
-function seconds(ms: number): string {
+export function secondsText(ms: number): string {
   return String(Math.round(ms / 100) / 10);
 }
