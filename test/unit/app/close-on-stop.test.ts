@@ -3,7 +3,7 @@ import { closingOrder } from '../../../src/app/close-on-stop.js';
 import { defineStrategy, schema } from '../../../src/strategy/api.js';
 import { NEVER } from 'rxjs';
 
-const book = (bid: number, ask: number) => ({ bestBid: () => ({ px: bid, sz: 1 }), bestAsk: () => ({ px: ask, sz: 1 }) });
+const book = (bid: number, ask: number) => ({ bestBid: () => ({ px: bid, sz: 1, n: 1 }), bestAsk: () => ({ px: ask, sz: 1, n: 1 }) });
 const rules = { tickSize: 0.5, lotSize: 0.001 };
 
 describe('closingOrder', () => {
@@ -19,7 +19,7 @@ describe('closingOrder', () => {
   it('says why there is no order: flat (below half a lot), or no two-sided book', () => {
     expect(closingOrder('BTC-USD', 0.0004, book(99, 101), rules, 50)).toBe('flat');
     expect(closingOrder('BTC-USD', 1, undefined, rules, 50)).toBe('no two-sided book to bound the price');
-    expect(closingOrder('BTC-USD', 1, { bestBid: () => ({ px: 99, sz: 1 }), bestAsk: () => undefined }, rules, 50)).toBe('no two-sided book to bound the price');
+    expect(closingOrder('BTC-USD', 1, { bestBid: () => ({ px: 99, sz: 1, n: 1 }), bestAsk: () => undefined }, rules, 50)).toBe('no two-sided book to bound the price');
   });
 });
 

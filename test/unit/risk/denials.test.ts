@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DenialCounter } from '../../../src/risk/denials.js';
 import type { PlannedOp, RiskDecision } from '../../../src/risk/types.js';
 
-const place = (strategy: string): PlannedOp => ({ kind: 'place', strategy, order: { symbol: 'BTC-USD', side: 'buy', size: 0.001, price: 50_000, tif: 'GTC' }, stamp: { dataTimeMs: 0, dataVersion: 0 } });
+const place = (strategy: string): PlannedOp => ({ kind: 'place', strategy, order: { symbol: 'BTC-USD', side: 'buy', size: 0.001, price: 50_000, tif: 'GTC', reduceOnly: false }, stamp: { dataTimeMs: 0, dataVersion: 0 } });
 const cancel = (strategy: string): PlannedOp => ({ kind: 'cancel', strategy, symbol: 'BTC-USD' });
 const OK: RiskDecision = { ok: true };
 const leverage: RiskDecision = { ok: false, reason: 'LEVERAGE', detail: 'equity unknown or not positive (0 USD)' };
