@@ -23,6 +23,7 @@ import { control, readiness, statusOf, type SessionEntry } from './control.js';
 import { RegistryMetricBackends, wireMetrics } from './metrics.js';
 import { journalingSubmitter, journalSizeGauge, recordSnapshots, recordTrading, snapshotAccount } from './recording.js';
 import { resolveUnresolvedBatches } from './resolve.js';
+import { lockJournal } from './journal-lock.js';
 import { StatusLine } from './status-line.js';
 import { waitForVenue } from './venue-wait.js';
 
@@ -88,6 +89,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       venue = await bound('venue.local.port', options.host ?? '127.0.0.1', options.port, startVenue(options));
       closers.push(() => venue!.close());
     }
+    // One daemon per journal: a second one on the same data/ stops here, before it acts.
+    closers.push(lockJournal(config.journal.path));
     const url = venue?.url ?? config.venue.url!;
     const wsUrl = venue?.wsUrl ?? config.venue.wsUrl!;
     const { dialect, network } = config.venue;
