@@ -1,10 +1,10 @@
 // perpbot watch (the built CLI in a child process): a topic the venue refuses prints the venue's error and exits 1;
 // a venue that is down is retried with a line per attempt, and watch gives up after --timeout (exit 1).
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startVenue, type Venue } from '../../src/venue-sim/server/index.js';
+import { freePort } from '../support/free-port.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist/src/cli.js');
@@ -28,14 +28,6 @@ function perpbot(args: string[]): Promise<{ status: number | null; stdout: strin
       done({ status, stdout, stderr });
     }),
   );
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 describe('perpbot watch', () => {

@@ -2,12 +2,12 @@
 // (the metrics port, then the journal it cannot share), before it acts; the first keeps running and its journal stays
 // whole. With its own port and data folder the second one runs.
 import { existsSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT, startDaemonProcess, waitForStatus, type DaemonProcess } from '../../../bench/support/daemon-process.js';
+import { freePort } from '../../support/free-port.js';
 
 const DEFAULT_CONFIG = join(ROOT, 'config/default.yaml');
 const running: DaemonProcess[] = [];
@@ -19,14 +19,6 @@ function npmStart(env: NodeJS.ProcessEnv): DaemonProcess {
   const d = startDaemonProcess(['--config', DEFAULT_CONFIG], env);
   running.push(d);
   return d;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 /** The refusal: exit 1, one error line matching `line`, nothing started, funded or written. */

@@ -1,6 +1,5 @@
 // A remote venue that is not up yet when the daemon starts: the daemon retries with backoff (one line per attempt)
 // and starts once the venue answers; a venue still down after venue.startTimeoutMs is one line and exit 1.
-import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,20 +8,12 @@ import { parseDocument } from 'yaml';
 import { ROOT, startDaemonProcess, type DaemonProcess } from '../../../bench/support/daemon-process.js';
 import { startVenue } from '../../../src/venue-sim/server/index.js';
 import { until } from '../../support/loopback-venue.js';
+import { freePort } from '../../support/free-port.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
-
-/** A TCP port that was free a moment ago (nothing listens on it now). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** default.yaml against a remote venue on `port`, with `venue` keys added. */
 function remoteConfig(dir: string, port: number, venue: Record<string, unknown> = {}): string {
