@@ -10,7 +10,7 @@ import { WsHub } from '../../src/venue-sim/server/ws-hub.js';
 
 import { key } from './loopback-venue.js';
 
-export { key, until } from './loopback-venue.js';
+export { key } from './loopback-venue.js';
 
 interface Book {
   bids: Map<number, number>;

@@ -319,12 +319,3 @@ export class LoopbackVenue {
     res.end(text);
   }
 }
-
-/** Resolves when `check` returns true (polled every 5 ms); rejects after `timeoutMs` naming `what`. */
-export async function until(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

@@ -3,7 +3,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkConfig } from '../../../src/app/commands/check-config.js';
 import { checkDaemonConfig } from '../../../src/app/config/index.js';
 import { startDaemon } from '../../../src/app/daemon/daemon.js';
@@ -12,13 +12,11 @@ import { Keypair } from '../../../src/protocol/keys.js';
 import { createLogger } from '../../../src/telemetry/index.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
 import { Trader } from '../venue/harness.js';
+import { cleanups } from '../../support/cleanups.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
-const cleanup: (() => Promise<unknown> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
+const cleanup = cleanups();
 
 async function venue(): Promise<Venue> {
   const v = await startVenue({ port: 0, verifyOnWorker: false });

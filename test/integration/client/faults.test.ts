@@ -8,7 +8,8 @@ import { WsPool } from '../../../src/client/ws-pool.js';
 import type { BookView, Levels } from '../../../src/market/book.js';
 import { MarketStreams } from '../../../src/market/market.js';
 import type { FillUpdate, OrderUpdate } from '../../../src/protocol/v1/stream.js';
-import { key, LoopbackVenue, until } from '../../support/loopback-venue.js';
+import { key, LoopbackVenue } from '../../support/loopback-venue.js';
+import { until } from '../../support/until.js';
 
 const SYMBOL = 'BTC-USD';
 const USER = key(0x11);

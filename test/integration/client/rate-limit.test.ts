@@ -7,7 +7,7 @@ import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
 import { signRequest } from '../../../src/protocol/sign.js';
 import { loadStrategies } from '../../../src/strategy/loader.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
-import { until } from '../../support/loopback-venue.js';
+import { until } from '../../support/until.js';
 
 let venue: Venue | undefined;
 let http: HttpClient | undefined;

@@ -6,8 +6,8 @@ import { Keypair } from '../../../src/protocol/keys.js';
 import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
 import { loadStrategies } from '../../../src/strategy/loader.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
-import { until } from '../../support/loopback-venue.js';
 import { StallingProxy } from '../../support/stalling-proxy.js';
+import { until } from '../../support/until.js';
 
 let venue: Venue | undefined;
 let proxy: StallingProxy | undefined;

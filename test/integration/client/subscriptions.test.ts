@@ -5,7 +5,7 @@ import { WsPool } from '../../../src/client/ws-pool.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import type { StreamMessage } from '../../../src/protocol/v1/stream.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
-import { until } from '../../support/loopback-venue.js';
+import { until } from '../../support/until.js';
 
 let venue: Venue | undefined;
 let pool: WsPool | undefined;

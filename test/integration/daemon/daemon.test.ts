@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkDaemonConfig } from '../../../src/app/config/index.js';
 import { placeAction } from '../../../src/app/commands/actions.js';
 import { startDaemon, type Daemon } from '../../../src/app/daemon/daemon.js';
@@ -16,20 +16,10 @@ import { signRequest } from '../../../src/protocol/sign.js';
 import { Journal } from '../../../src/store/index.js';
 import { createLogger } from '../../../src/telemetry/index.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
+import { cleanups } from '../../support/cleanups.js';
+import { until } from '../../support/until.js';
 
-const cleanup: (() => Promise<unknown> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
-
-/** Resolves once `check` holds (polled on a short timer; bounded). */
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const cleanup = cleanups();
 
 /** The event-loop thread's CPUs (Linux). */
 const eventLoopCpus = () => /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${process.pid}/task/${process.pid}/status`, 'utf8'))![1];
@@ -123,14 +113,14 @@ describe('daemon (in process, against a local venue)', () => {
     cleanup.push(() => daemon?.stop('test cleanup'));
 
     const base = daemon.metricsUrl.replace(/\/metrics$/, '');
-    await until(async () => (await fetch(`${base}/readyz`)).status === 200, 'readiness');
+    await until(async () => (await fetch(`${base}/readyz`)).status === 200, 'readiness', 20_000, 50);
     if (DEDICATE) expect(eventLoopCpus()).toBe('0');
     const agent = Keypair.fromFile(join(dir, 'keys/bot.json'));
     expect(venue.engine.isAuthorized(main.publicKey, agent.publicKey)).toBe(true);
     const symbolsOf = (account: string) => new Set(venue.engine.openOrders(account).map((o) => o.symbol));
-    await until(() => symbolsOf(main.publicKey).size === 2, 'quotes in BTC-USD and ETH-USD on the main account');
+    await until(() => symbolsOf(main.publicKey).size === 2, 'quotes in BTC-USD and ETH-USD on the main account', 20_000, 50);
     const other = Keypair.fromFile(join(dir, 'keys/other.json'));
-    await until(() => symbolsOf(other.publicKey).has('SOL-USD'), 'quotes in SOL-USD on the other account');
+    await until(() => symbolsOf(other.publicKey).has('SOL-USD'), 'quotes in SOL-USD on the other account', 20_000, 50);
     // Reconciliation cancelled the order the daemon did not place.
     expect(venue.engine.openOrders(main.publicKey).map((o) => o.orderId)).not.toContain(leftover);
 

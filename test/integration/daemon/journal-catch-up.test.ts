@@ -9,13 +9,11 @@ import { systemClock } from '../../../src/core/clock.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { Journal, UNATTRIBUTED } from '../../../src/store/index.js';
 import type { Venue } from '../../../src/venue-sim/server/index.js';
-import { until } from '../../support/loopback-venue.js';
+import { cleanups } from '../../support/cleanups.js';
+import { until } from '../../support/until.js';
 import { quietVenue, Trader } from '../venue/harness.js';
 
-const cleanup: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
+const cleanup = cleanups();
 
 const warnings: object[] = [];
 afterEach(() => {

@@ -1,18 +1,16 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkDaemonConfig, parseDaemonConfig } from '../../../src/app/config/index.js';
 import { startDaemon } from '../../../src/app/daemon/daemon.js';
 import { Journal } from '../../../src/store/index.js';
 import { createLogger } from '../../../src/telemetry/index.js';
-import { until } from '../../support/loopback-venue.js';
+import { cleanups } from '../../support/cleanups.js';
+import { until } from '../../support/until.js';
 import { quietVenue } from '../venue/harness.js';
 
-const cleanup: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
+const cleanup = cleanups();
 
 const ACCOUNT_LINES = ['accounts:', '  - name: main', '    keyFile: keys/main.json', '    createKey: true', '    faucetUsd: 10000', 'strategies:', '  - name: mm', '    module: market-maker', '    account: main', '    params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01}'];
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sample } from '../../../bench/support/daemon-process.js';
 import { checkDaemonConfig } from '../../../src/app/config/index.js';
 import { startDaemon, type Daemon } from '../../../src/app/daemon/daemon.js';
@@ -9,11 +9,9 @@ import { Keypair } from '../../../src/protocol/keys.js';
 import { Journal } from '../../../src/store/index.js';
 import { createLogger } from '../../../src/telemetry/index.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
+import { cleanups } from '../../support/cleanups.js';
 
-const cleanup: (() => Promise<unknown> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
+const cleanup = cleanups();
 
 /** One account with start-up actions (faucet, leverage) and a market maker: both draw nonces from its key. */
 function config(dir: string, venue: Venue): string {

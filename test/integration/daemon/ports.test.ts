@@ -2,16 +2,14 @@ import { createServer, type Server } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { ROOT, startDaemonProcess, type DaemonProcess } from '../../../bench/support/daemon-process.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
+import { cleanups } from '../../support/cleanups.js';
 
 const DEFAULT_CONFIG = join(ROOT, 'config/default.yaml');
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
+const cleanup = cleanups();
 
 /** A TCP port held by this test until cleanup. */
 async function busyPort(): Promise<number> {

@@ -3,20 +3,18 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLOSE_MARGIN_MS } from '../../../src/app/commands/run.js';
 import { checkDaemonConfig } from '../../../src/app/config/index.js';
 import { startDaemon, type StopSummary } from '../../../src/app/daemon/daemon.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { createLogger } from '../../../src/telemetry/index.js';
 import { startVenue } from '../../../src/venue-sim/server/index.js';
-import { until } from '../../support/loopback-venue.js';
+import { cleanups } from '../../support/cleanups.js';
 import { StallingProxy } from '../../support/stalling-proxy.js';
+import { until } from '../../support/until.js';
 
-const cleanup: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
+const cleanup = cleanups();
 
 const DEADLINE_MS = 3_000;
 

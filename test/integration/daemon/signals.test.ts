@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sample } from '../../../bench/support/daemon-process.js';
 import { checkDaemonConfig } from '../../../src/app/config/index.js';
 import { startDaemon, type Daemon } from '../../../src/app/daemon/daemon.js';
@@ -10,20 +10,10 @@ import { base58Encode } from '../../../src/protocol/base58.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { createLogger } from '../../../src/telemetry/index.js';
 import { startVenue } from '../../../src/venue-sim/server/index.js';
+import { cleanups } from '../../support/cleanups.js';
+import { until } from '../../support/until.js';
 
-const cleanup: (() => Promise<unknown> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
-
-/** Resolves once `check` holds (polled on a short timer; bounded). */
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const cleanup = cleanups();
 
 const FAILING = resolve(import.meta.dirname, 'fixtures/fails-on-first-book.ts');
 
@@ -78,11 +68,11 @@ describe('daemon signals when it cannot trade (fresh venue account, no collatera
     const strategy = async (name: string) => (await status()).accounts[0]!.strategies.find((s) => s.name === name)!;
 
     // Readiness: every order of mm denied for deniedNotReadyMs.
-    await until(async () => (await fetch(`${base}/readyz`)).status === 503, 'readiness degraded by denials');
+    await until(async () => (await fetch(`${base}/readyz`)).status === 503, 'readiness degraded by denials', 20_000, 50);
     const readyz = (await (await fetch(`${base}/readyz`)).json()) as { ready: boolean; reasons: string[] };
     expect(readyz.reasons).toContainEqual(expect.stringMatching(/^main: strategy mm: every order denied for \d+ s \(LEVERAGE \d+\)$/));
 
-    await until(async () => (await strategy('mm')).denials.total >= 10, 'ten denials of mm');
+    await until(async () => (await strategy('mm')).denials.total >= 10, 'ten denials of mm', 20_000, 50);
     const mm = await strategy('mm');
     expect(mm).toMatchObject({ state: 'running', failures: 0 });
     expect(mm.denials.byReason.LEVERAGE).toBeGreaterThanOrEqual(10);
@@ -97,7 +87,7 @@ describe('daemon signals when it cannot trade (fresh venue account, no collatera
     expect(warnings[0]!.msg).toMatch(/risk denied 1 operation of strategy mm: LEVERAGE \(equity unknown/);
 
     // The status line names each strategy's state and the denials since the last line.
-    await until(() => out.some((l) => /denied \+\d+ \(LEVERAGE \d+\)/.test(l)), 'a status line with denials');
+    await until(() => out.some((l) => /denied \+\d+ \(LEVERAGE \d+\)/.test(l)), 'a status line with denials', 20_000, 50);
     const line = out.filter((l) => l.startsWith('status main:')).at(-1)!;
     expect(line).toMatch(/\| mm running, every order denied for \d+ s(, denied \+\d+ \(LEVERAGE \d+\))? \| broken FAILED \(error: boom on the first book\) \| ACTIVE$/);
 

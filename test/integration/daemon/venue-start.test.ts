@@ -3,17 +3,15 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { ROOT, startDaemonProcess, type DaemonProcess } from '../../../bench/support/daemon-process.js';
 import { startVenue } from '../../../src/venue-sim/server/index.js';
-import { until } from '../../support/loopback-venue.js';
+import { cleanups } from '../../support/cleanups.js';
 import { freePort } from '../../support/free-port.js';
+import { until } from '../../support/until.js';
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
+const cleanup = cleanups();
 
 /** default.yaml against a remote venue on `port`, with `venue` keys added. */
 function remoteConfig(dir: string, port: number, venue: Record<string, unknown> = {}): string {

@@ -13,7 +13,7 @@ import { Keypair } from '../../../src/protocol/keys.js';
 import { MemoryNonceStore, NonceSource } from '../../../src/protocol/nonce.js';
 import type { Venue } from '../../../src/venue-sim/server/index.js';
 import type { OrderActionItem } from '../../../src/venue-sim/engine/types.js';
-import { until } from '../../support/loopback-venue.js';
+import { until } from '../../support/until.js';
 import { FakeRisk } from '../../unit/execution/fakes.js';
 
 export const stamp = () => ({ dataTimeMs: Date.now(), dataVersion: 1 });

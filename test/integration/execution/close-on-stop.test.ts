@@ -1,6 +1,6 @@
 // closeOnStop against the local venue: a strategy that asked for it has its market's position closed when it stops
 // (reduce-only IOC within the slippage bound), and the outcome is in its 'strategy stopped' log line.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { concat, filter, map, NEVER, take } from 'rxjs';
 import { startTrading } from '../../../src/app/trading.js';
 import { Keypair } from '../../../src/protocol/keys.js';
@@ -8,13 +8,11 @@ import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
 import { defineStrategy, mid, roundToTick, schema, stamp, type Intent, type StrategyDefinition, type StrategyLogger } from '../../../src/strategy/api.js';
 import type { LoadedStrategy } from '../../../src/strategy/loader.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
-import { until } from '../../support/loopback-venue.js';
+import { cleanups } from '../../support/cleanups.js';
+import { until } from '../../support/until.js';
 
 const SIZE = 0.002;
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
+const closers = cleanups();
 
 /** A strategy that buys SIZE BTC once (IOC, 1 % through the mid), then holds until stopped. */
 function buyer(closeOnStop: { maxSlippageBps: number } | undefined): LoadedStrategy {

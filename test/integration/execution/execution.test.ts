@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { QuoteSpec } from '../../../src/core/intent.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
-import { until } from '../../support/loopback-venue.js';
+import { until } from '../../support/until.js';
 import { FakeRisk } from '../../unit/execution/fakes.js';
 import { Trader } from '../venue/harness.js';
 import { Bot, resting, stamp, VenueTap } from './bot.js';

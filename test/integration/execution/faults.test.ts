@@ -1,20 +1,18 @@
 // Execution under venue faults, with real parts: a venue restarted on the same port without state, and HTTP / WebSocket
 // outages through a loopback proxy that is cut and restored. No order may stay stuck, and none may stay open after stop.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../../src/client/logger.js';
 import type { QuoteSpec } from '../../../src/core/intent.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
-import { until } from '../../support/loopback-venue.js';
+import { cleanups } from '../../support/cleanups.js';
+import { until } from '../../support/until.js';
 import { FakeRisk } from '../../unit/execution/fakes.js';
 import { Trader } from '../venue/harness.js';
 import { Bot, resting, stamp, VenueTap, type BotNet } from './bot.js';
 import { CuttableProxy } from './proxy.js';
 
-const closers: (() => Promise<unknown> | void)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
+const closers = cleanups();
 
 async function venueOn(port = 0): Promise<Venue> {
   const venue = await startVenue({ port, flow: false, seed: 21 });

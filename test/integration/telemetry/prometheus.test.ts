@@ -4,9 +4,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../../src/telemetry/metrics.js';
 import { startControlServer, type ControlServer } from '../../../src/telemetry/server.js';
+import { cleanups } from '../../support/cleanups.js';
 
 /** The first executable `prometheus` on PATH, /usr/bin or /bin, or undefined. */
 function findPrometheus(): string | undefined {
@@ -57,10 +58,7 @@ async function pollQuery(base: string, query: string, done: (v: Vector) => boole
 }
 
 const PROMETHEUS = findPrometheus();
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanup = cleanups();
 
 describe('a real Prometheus scrapes the control server', () => {
   it.skipIf(!PROMETHEUS)(
@@ -78,10 +76,10 @@ describe('a real Prometheus scrapes the control server', () => {
         kill: () => undefined,
         resume: () => undefined,
       });
-      cleanups.push(() => server.close());
+      cleanup.push(() => server.close());
 
       const dir = await mkdtemp(join(tmpdir(), 'perpbot-prometheus-'));
-      cleanups.push(() => rm(dir, { recursive: true, force: true }));
+      cleanup.push(() => rm(dir, { recursive: true, force: true }));
       const config = join(dir, 'prometheus.yml');
       await writeFile(
         config,
@@ -96,7 +94,7 @@ describe('a real Prometheus scrapes the control server', () => {
       let stderr = '';
       child.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      cleanups.push(async () => {
+      cleanup.push(async () => {
         if (child.exitCode === null) child.kill('SIGTERM');
         await exited;
       });

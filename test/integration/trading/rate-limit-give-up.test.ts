@@ -8,7 +8,7 @@ import { loadStrategies } from '../../../src/strategy/loader.js';
 import { createMetrics } from '../../../src/telemetry/index.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
 import { sample } from '../../../bench/support/daemon-process.js';
-import { until } from '../../support/loopback-venue.js';
+import { until } from '../../support/until.js';
 
 let venue: Venue | undefined;
 let session: TradingSession | undefined;

@@ -5,14 +5,7 @@ import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
 import { Presigner } from '../../../src/protocol/presigner.js';
 import { loadStrategies } from '../../../src/strategy/loader.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
-
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { until } from '../../support/until.js';
 
 let venue: Venue;
 let session: TradingSession;
@@ -33,7 +26,7 @@ const openOrders = () => venue.engine.openOrders(key.publicKey);
 
 describe('trading session against the local venue', () => {
   it('the built-in market maker keeps a bid and an ask resting around the book as it moves', async () => {
-    await until(() => openOrders().some((o) => o.isBuy) && openOrders().some((o) => !o.isBuy), 'a bid and an ask');
+    await until(() => openOrders().some((o) => o.isBuy) && openOrders().some((o) => !o.isBuy), 'a bid and an ask', 10_000, 10);
     const book = venue.engine.book('BTC-USD')!;
     const bid = openOrders().find((o) => o.isBuy)!;
     const ask = openOrders().find((o) => !o.isBuy)!;
@@ -41,7 +34,7 @@ describe('trading session against the local venue', () => {
     expect(bid.price).toBeLessThanOrEqual(book.asks[0]!.px);
     expect(session.host.snapshot().map((s) => [s.name, s.state])).toEqual([['mm', 'running']]);
     const before = venue.engine.orderHistory(key.publicKey).length;
-    await until(() => venue.engine.orderHistory(key.publicKey).length > before + 2, 'requotes as the market moves');
+    await until(() => venue.engine.orderHistory(key.publicKey).length > before + 2, 'requotes as the market moves', 10_000, 10);
     // Every batch the venue accepted was signed with a precomputed commitment (the default), none deterministically.
     expect(session.signer).toBeInstanceOf(Presigner);
     expect((session.signer as Presigner).deterministicCount).toBe(0);
@@ -58,7 +51,7 @@ describe('trading session against the local venue', () => {
     expect([...ids()].filter((id) => !seen.has(id))).toEqual([]);
     session.risk.resume('test over');
     for (let i = 0; i < 10; i++) venue.step();
-    await until(() => [...ids()].some((id) => !seen.has(id)), 'new quotes after resume');
+    await until(() => [...ids()].some((id) => !seen.has(id)), 'new quotes after resume', 10_000, 10);
   });
 
   it('stop cancels every order of the bot and waits for the venue to confirm', async () => {
@@ -72,7 +65,7 @@ describe('a session that fails to start', () => {
   it('closes what it opened (WebSocket connections, HTTP sockets, its signing worker) and rethrows', async () => {
     const strategies = await loadStrategies([{ name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01 } }]);
     // The session stopped by the test before closes its connections asynchronously; count from none.
-    await until(() => venue.hub.stats.connections === 0, 'the earlier session’s WebSocket connections to close');
+    await until(() => venue.hub.stats.connections === 0, 'the earlier session’s WebSocket connections to close', 10_000, 10);
     const before = venue.hub.stats.connections;
     const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
     const socketsBefore = sockets();
@@ -90,9 +83,9 @@ describe('a session that fails to start', () => {
       },
     });
     await expect(started).rejects.toThrow('refused by the test');
-    await until(() => venue.hub.stats.connections === before, 'the session’s WebSocket connections to close');
+    await until(() => venue.hub.stats.connections === before, 'the session’s WebSocket connections to close', 10_000, 10);
     // Both ends live in this process (the venue is in process): back to the count before means both are closed.
-    await until(() => sockets() === socketsBefore, 'the session’s HTTP sockets to close');
+    await until(() => sockets() === socketsBefore, 'the session’s HTTP sockets to close', 10_000, 10);
   });
 });
 
@@ -125,7 +118,7 @@ describe('a session with keep-warm', () => {
     let warmed = 0;
     const warm = signer.warm.bind(signer);
     signer.warm = (message) => (warmed++, warm(message));
-    await until(() => batches >= 3 && warmed >= 50, 'requotes and dry runs');
+    await until(() => batches >= 3 && warmed >= 50, 'requotes and dry runs', 10_000, 10);
     const report = await warmSession.stop({ deadlineMs: 5000 });
     expect(report.timedOut).toBe(false);
     // Every signature from a commitment belongs to a batch the session submitted; every order the venue has, to a place in one.

@@ -1,6 +1,6 @@
 // A place (or the place of a replace) in a market whose stream data is stale is refused like any risk denial: the
 // strategy gets a rejectedRiskLimit order event with reason STREAM_STALE, and the denial is counted.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { map, Subject } from 'rxjs';
 import { startTrading, type TradingSession } from '../../../src/app/trading.js';
 import type { OrderEvent } from '../../../src/core/intent.js';
@@ -9,13 +9,11 @@ import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
 import { defineStrategy, schema, type Intent, type StrategyDefinition } from '../../../src/strategy/api.js';
 import type { LoadedStrategy } from '../../../src/strategy/loader.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
-import { until } from '../../support/loopback-venue.js';
+import { cleanups } from '../../support/cleanups.js';
 import { StallingProxy } from '../../support/stalling-proxy.js';
+import { until } from '../../support/until.js';
 
-const closers: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
+const closers = cleanups();
 
 /** A strategy that sends each intent `next` builds from the price pushed into `prices`, and records its order events. */
 function placer(prices: Subject<number>, next: (price: number, nowMs: number) => Intent, events: OrderEvent[]): LoadedStrategy {

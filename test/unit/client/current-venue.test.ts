@@ -8,7 +8,8 @@ import type { BookView, Levels } from '../../../src/market/book.js';
 import { MarketStreams } from '../../../src/market/market.js';
 import type { SignedRequest } from '../../../src/protocol/sign.js';
 import type { FillUpdate, OrderUpdate } from '../../../src/protocol/v1/stream.js';
-import { CurrentVenue, key, until } from '../../support/current-venue.js';
+import { CurrentVenue, key } from '../../support/current-venue.js';
+import { until } from '../../support/until.js';
 
 const SYMBOL = 'BTC-USD';
 const USER = key(0x11);

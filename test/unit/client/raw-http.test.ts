@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawHttpPool } from '../../../src/client/raw-http.js';
+import { until } from '../../support/until.js';
 
 /** A TCP server answering each request (one per read) with the next canned bytes ('CLOSE' drops the socket, 'HANG' says nothing). */
 async function rawServer(answers: string[]): Promise<{ server: Server; port: number; sockets: Set<Socket>; served: Map<Socket, number> }> {
@@ -108,17 +109,13 @@ describe('RawHttpPool', () => {
 
   describe('spare sockets', () => {
     const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
-    const until = async (cond: () => boolean) => {
-      for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
-      expect(cond()).toBe(true);
-    };
 
     it('keeps one connected socket ready beside the busy one, so the next request needs no handshake', async () => {
       const { server, port, sockets } = await rawServer(['HANG', OK]);
       cleanup.push(() => server.close());
       const p = pool(port, { spare: 1 });
       const first = send(p);
-      await until(() => sockets.size === 2);
+      await until(() => sockets.size === 2, 'the busy socket and a spare', 1_000);
       // The second request is written on the spare at once (not after a connect), while the first still hangs.
       let writtenSync = false;
       const second = new Promise((resolve) => {
@@ -136,7 +133,7 @@ describe('RawHttpPool', () => {
       const p = pool(port, { spare: 1 });
       for (let i = 0; i < 4; i++) {
         expect(await send(p)).toMatchObject({ status: 200 });
-        await until(() => sockets.size === 2);
+        await until(() => sockets.size === 2, 'the used socket and a spare', 1_000);
       }
       expect([...served.values()]).toEqual([2, 2]);
     });
@@ -146,7 +143,7 @@ describe('RawHttpPool', () => {
       cleanup.push(() => server.close());
       const p = pool(port, { spare: 5 });
       void send(p);
-      await until(() => sockets.size === 2);
+      await until(() => sockets.size === 2, 'maxSockets (2) sockets', 1_000);
       await new Promise((r) => setTimeout(r, 30));
       expect(sockets.size).toBe(2);
     });
@@ -157,13 +154,13 @@ describe('RawHttpPool', () => {
       let now = 0;
       const p = pool(port, { spare: 1, idleMs: 40, nowMs: () => now });
       expect(await send(p)).toMatchObject({ status: 200 });
-      await until(() => sockets.size === 2);
+      await until(() => sockets.size === 2, 'the used socket and a spare', 1_000);
       const firstTwo = [...sockets];
       now += 35; // both idle sockets are past 3/4 of idleMs: the next sweep (every 10 ms) replaces them with one spare
-      await until(() => firstTwo.every((s) => s.destroyed) && sockets.size === 3);
+      await until(() => firstTwo.every((s) => s.destroyed) && sockets.size === 3, 'both idle sockets replaced by one spare', 1_000);
       expect(await send(p)).toMatchObject({ status: 200 });
       now += 40 * 15; // no request for 15 idle periods: stale sockets go and no spare replaces them
-      await until(() => [...sockets].every((s) => s.destroyed));
+      await until(() => [...sockets].every((s) => s.destroyed), 'every socket closed', 1_000);
       const seen = sockets.size;
       await new Promise((r) => setTimeout(r, 50));
       expect(sockets.size).toBe(seen);

@@ -4,7 +4,8 @@ import type { ConnectionState } from '../../../src/client/ws-connection.js';
 import { WsPool } from '../../../src/client/ws-pool.js';
 import { subscriptionOfTopic } from '../../../src/client/topics.js';
 import type { StreamMessage } from '../../../src/protocol/v1/stream.js';
-import { key, LoopbackVenue, until } from '../../support/loopback-venue.js';
+import { key, LoopbackVenue } from '../../support/loopback-venue.js';
+import { until } from '../../support/until.js';
 
 let venue: LoopbackVenue | undefined;
 let pool: WsPool | undefined;

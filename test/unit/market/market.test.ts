@@ -4,7 +4,7 @@ import type { StreamSource } from '../../../src/client/ws-pool.js';
 import type { BookView } from '../../../src/market/book.js';
 import { MarketStreams } from '../../../src/market/market.js';
 import { topicsOf, type StreamMessage, type Subscription } from '../../../src/protocol/v1/stream.js';
-import { until } from '../../support/loopback-venue.js';
+import { until } from '../../support/until.js';
 
 /** A StreamSource over Subjects that records which topics are held (hand-written fake). */
 class FakeSource implements StreamSource {

@@ -7,7 +7,7 @@ import { journalSizeGauge } from '../../../src/app/daemon/recording.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import { Journal, type BatchRecord } from '../../../src/store/index.js';
 import { startRetention } from '../../../src/store/retention.js';
-import { until } from '../../support/loopback-venue.js';
+import { until } from '../../support/until.js';
 
 const ACCOUNT = 'BnQyDU3hTq7WkpxL9bxMmyfqTyzbEVGiBDF9nRcXVZHm';
 const SIGNER = '4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi';
