@@ -160,9 +160,4 @@ export class NonceSources {
     if (!source) this.sources.set(signer, (source = new NonceSource({ ...this.opts, signer })));
     return source;
   }
-
-  /** Every source made so far. */
-  all(): IterableIterator<NonceSource> {
-    return this.sources.values();
-  }
 }
