@@ -93,6 +93,8 @@ export class NonceSource {
   private readonly clock: Clock;
   private readonly store: NonceStore;
   private readonly reserveNs: bigint;
+  /** reserveNs / 2, computed once (next() is on the signing path). */
+  private readonly renewWithinNs: bigint;
   private last: bigint;
   private reserved: bigint;
   private renewing = false;
@@ -102,6 +104,7 @@ export class NonceSource {
     this.clock = opts.clock;
     this.store = opts.store;
     this.reserveNs = opts.reserveNs ?? DEFAULT_RESERVE_NS;
+    this.renewWithinNs = this.reserveNs / 2n;
     const persisted = this.store.load(this.signer);
     this.last = persisted ?? 0n;
     this.reserved = this.last;
@@ -113,7 +116,7 @@ export class NonceSource {
     const n = now > this.last ? now : this.last + 1n;
     if (n > U64_MAX) throw new PerpbotError('NONCE_EXHAUSTED', 'nonce would exceed u64');
     if (n > this.reserved) this.reserve(n);
-    else if (!this.renewing && this.reserved - now < this.reserveNs / 2n) {
+    else if (!this.renewing && this.reserved - now < this.renewWithinNs) {
       this.renewing = true;
       setImmediate(this.renew);
     }
