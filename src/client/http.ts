@@ -84,7 +84,7 @@ class TransportFailure extends Error {
 const RETRYABLE = (status: number) => status === 408 || status >= 500;
 
 /** The wait after a 429 without a readable Retry-After, ms. */
-export const DEFAULT_RETRY_AFTER_MS = 1_000;
+const DEFAULT_RETRY_AFTER_MS = 1_000;
 /** The shortest wait after a 429 (a `Retry-After: 0` still backs off a little), ms. */
 const MIN_RETRY_AFTER_MS = 50;
 

@@ -66,7 +66,7 @@ export interface WsConnectionOptions {
 }
 
 /** Default of WsConnectionOptions.silenceMs. */
-export const DEFAULT_SILENCE_MS = 3_000;
+const DEFAULT_SILENCE_MS = 3_000;
 
 /**
  * Staleness defaults of the topics with a fixed cadence (ticker 200 ms, l2snapshot 200 ms: `silenceMs`;

@@ -15,7 +15,7 @@ import type { PerpbotMetrics } from '../../telemetry/index.js';
 import { allDeniedSeconds, type SessionEntry } from './control.js';
 
 /** Prefix of every metric a strategy creates: `quote_sets_total` is exported as `perpbot_strategy_quote_sets_total`. */
-export const STRATEGY_METRIC_PREFIX = 'perpbot_strategy_';
+const STRATEGY_METRIC_PREFIX = 'perpbot_strategy_';
 
 /** Labels the daemon adds to every strategy metric (a strategy cannot declare them). */
 const DAEMON_LABELS = ['account', 'strategy'] as const;

@@ -122,7 +122,7 @@ function fillRecord(account: string, f: FillUpdate, equal: KeyCounts, strategy?:
  * position per symbol equals the venue's; on a difference it reads once more (a fill between the two reads), then warns
  * (the venue's history does not reach back to the epoch's first fill).
  */
-export async function catchUpFills(journal: Journal, account: string, http: AccountReader, opts: Pick<TradingRecordingOptions, 'venue' | 'clock' | 'log'>): Promise<CatchUp> {
+async function catchUpFills(journal: Journal, account: string, http: AccountReader, opts: Pick<TradingRecordingOptions, 'venue' | 'clock' | 'log'>): Promise<CatchUp> {
   for (let attempt = 1; ; attempt++) {
     const [full] = await http.account('fullAccount', account);
     const rows = await http.account('fills', account);
