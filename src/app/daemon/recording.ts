@@ -57,9 +57,10 @@ export interface TradingRecordingOptions {
   clock: Pick<Clock, 'nowNs'>;
   /** The account's logger (its lines name the account). */
   log: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
-  /** Delay between failed catch-up reads. Default 500 ms doubling to 30 s. */
-  backoff?: BackoffOptions;
 }
+
+/** Delay between failed catch-up reads: 500 ms doubling to 30 s. */
+const CATCH_UP_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000 };
 
 /** Sizes closer than this (base units) are equal (float residue of summed fills). */
 const SAME_SIZE = 1e-9;
@@ -81,14 +82,14 @@ export function recordTrading(journal: Journal, parts: TradingParts, opts: Tradi
       journal.recordFill(fillRecord(account, f, equalFills, execution.order(f.orderId)?.strategy));
     }),
   );
-  const { backoff = { initialMs: 500, maxMs: 30_000 }, log } = opts;
+  const { log } = opts;
   subscription.add(
     defer(() => catchUpFills(journal, account, http, opts))
       .pipe(
         retry({
           delay: (e: Error, count) => {
             log.warn({ attempt: count, error: e.message }, 'journal catch-up failed; retrying');
-            return timer(backoffDelayMs(count - 1, backoff));
+            return timer(backoffDelayMs(count - 1, CATCH_UP_BACKOFF));
           },
         }),
       )
