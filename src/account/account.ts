@@ -1,8 +1,9 @@
 // Account observables state$, orderUpdates$, fills$ per user, reconciled over HTTP after every re-subscription.
 // Invariants: hot and ref-counted; the state store is updated before emission; order updates and fills deduplicated.
 
-import { asyncScheduler, concatMap, defer, filter, map, Observable, retry, share, Subject, timer, type SchedulerLike } from 'rxjs';
-import { backoffDelayMs, type BackoffOptions } from '../client/backoff.js';
+import { asyncScheduler, concatMap, defer, filter, map, Observable, share, Subject, type SchedulerLike } from 'rxjs';
+import type { BackoffOptions } from '../client/backoff.js';
+import { retryWithBackoff } from '../client/operators.js';
 import { silentLogger, type Logger } from '../client/logger.js';
 import type { StreamSource } from '../client/ws-pool.js';
 import type { AccountQueryType, AccountResponse } from '../protocol/v1/account.js';
@@ -106,14 +107,7 @@ class UserAccount {
         return [];
       }
       return missedEvents(this.user, sync.prev, sync.next, fillRows, historyRows, baseline, seen);
-    }).pipe(
-      retry({
-        delay: (e: Error, count) => {
-          logger.warn({ user: this.user, attempt: count, error: e.message }, 'account reconciliation read failed; retrying');
-          return timer(backoffDelayMs(count - 1, backoff, random), scheduler);
-        },
-      }),
-    );
+    }).pipe(retryWithBackoff(backoff, (e, attempt) => logger.warn({ user: this.user, attempt, error: e.message }, 'account reconciliation read failed; retrying'), scheduler, random));
   }
 }
 

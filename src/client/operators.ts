@@ -1,7 +1,8 @@
-// Stream operators of the venue adapter: silence detection (watchdog), latest-value conflation, light multicast.
+// Stream operators of the venue adapter: silence detection (watchdog), latest-value conflation, light multicast, retry with backoff.
 // Invariant: the timed ones run on an injected RxJS scheduler, so marble tests and backtests drive them in virtual time.
 
-import { Observable, Subscription, type MonoTypeOperatorFunction, type OperatorFunction, type SchedulerLike, type Subscriber } from 'rxjs';
+import { asyncScheduler, Observable, retry, Subscription, timer, type MonoTypeOperatorFunction, type OperatorFunction, type SchedulerLike, type Subscriber } from 'rxjs';
+import { backoffDelayMs, type BackoffOptions } from './backoff.js';
 
 /**
  * Calls `onStale(silentMs)` whenever `touch` was not called for `timeoutMs`, and again every `timeoutMs`
@@ -161,4 +162,17 @@ export function multicast<T>(replayLatest = false): MonoTypeOperatorFunction<T> 
       };
     });
   };
+}
+
+/**
+ * Subscribes to the source again after each error, without end: `onRetry(error, attempt)` (attempt from 1) is told,
+ * then backoffDelayMs(attempt - 1) passes on `scheduler`.
+ */
+export function retryWithBackoff<T>(backoff: BackoffOptions, onRetry: (error: Error, attempt: number) => void, scheduler: SchedulerLike = asyncScheduler, random?: () => number): MonoTypeOperatorFunction<T> {
+  return retry({
+    delay: (e: Error, attempt) => {
+      onRetry(e, attempt);
+      return timer(backoffDelayMs(attempt - 1, backoff, random), scheduler);
+    },
+  });
 }

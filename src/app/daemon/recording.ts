@@ -3,12 +3,13 @@
 // Invariants: a batch row is committed before its bytes reach the socket; a fill is journaled with the account's own side.
 
 import { Gauge, type Registry } from 'prom-client';
-import { defer, interval, retry, timer, type Subscription } from 'rxjs';
+import { defer, interval, type Subscription } from 'rxjs';
 import type { AccountReader } from '../../account/account.js';
 import { KeyCounts } from '../../account/dedupe.js';
 import { fillFromRow } from '../../account/reconcile.js';
-import { backoffDelayMs, type BackoffOptions } from '../../client/backoff.js';
+import type { BackoffOptions } from '../../client/backoff.js';
 import type { HttpClient } from '../../client/http.js';
+import { retryWithBackoff } from '../../client/operators.js';
 import type { Clock } from '../../core/clock.js';
 import type { Submitter } from '../../execution/ports.js';
 import type { FillUpdate } from '../../protocol/v1/stream.js';
@@ -85,14 +86,7 @@ export function recordTrading(journal: Journal, parts: TradingParts, opts: Tradi
   const { log } = opts;
   subscription.add(
     defer(() => catchUpFills(journal, account, http, opts))
-      .pipe(
-        retry({
-          delay: (e: Error, count) => {
-            log.warn({ attempt: count, error: e.message }, 'journal catch-up failed; retrying');
-            return timer(backoffDelayMs(count - 1, CATCH_UP_BACKOFF));
-          },
-        }),
-      )
+      .pipe(retryWithBackoff(CATCH_UP_BACKOFF, (e, attempt) => log.warn({ attempt, error: e.message }, 'journal catch-up failed; retrying')))
       .subscribe((r) => log.info({ ...r }, 'journal caught up with the venue')),
   );
   return subscription;
