@@ -213,13 +213,6 @@ export class WsConnection {
     else this.sendUnsubscribe(topic);
   }
 
-  /** Topics not fresh now, with why (see the class invariant). */
-  staleTopics(): Map<string, string> {
-    const out = new Map<string, string>();
-    for (const [topic, entry] of this.topics) if (!entry.fresh) out.set(topic, this.staleReason(entry));
-    return out;
-  }
-
   /** Parses and decodes the last frame routed to `topic` again, routing and counting nothing (keep-warm dry runs). */
   warm(topic: string): void {
     const text = this.topics.get(topic)?.lastFrame;
