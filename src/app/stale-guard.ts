@@ -40,11 +40,6 @@ export class StaleGuard {
     this.subscription = opts.health$.subscribe((h) => this.onHealth(h));
   }
 
-  /** Markets without fresh data now. */
-  get blindSymbols(): string[] {
-    return [...this.blind].filter(([, topics]) => topics.size > 0).map(([symbol]) => symbol);
-  }
-
   /**
    * Passes `intent` on, except a quote set for a blind market: it is held (the latest per strategy and market) and
    * submitted when the market recovers. A place or replace passes, and risk denies its place (see staleReason).
