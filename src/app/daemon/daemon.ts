@@ -1,5 +1,6 @@
-// The daemon's composition root: local venue (optional), journal, accounts, one trading session per account,
-// telemetry and control. Invariants: nothing trades before unresolved batches are resolved; stop() leaves no order.
+// The daemon's composition root: telemetry and control, local venue (optional), journal, accounts, one trading session
+// per account. Invariants: every port is bound and the journal locked before anything is funded or started; nothing
+// trades before unresolved batches are resolved; stop() leaves no order.
 
 import type { Logger as PinoLogger } from 'pino';
 import type { Subscription } from 'rxjs';
