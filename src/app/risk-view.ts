@@ -1,5 +1,6 @@
 // What the risk engine reads, assembled from live state: marks from tickers (book mid as a
-// fallback), positions and margin from the account stream, open orders from execution.
+// fallback), positions and margin from the account stream, open orders from execution, stale stream data from the
+// session's StaleGuard; today's PnL from the first positive equity reading of the UTC day.
 // Invariant: every getter is a cheap read of the latest value; nothing here does I/O.
 
 import type { Subscription } from 'rxjs';

@@ -1,6 +1,7 @@
 // A trading session, the composition of the framework: venue client and streams, strategy host,
 // risk gate and execution for one account. Used by the daemon, the benchmarks and the tests.
-// Invariants: intents reach the wire only through risk and execution; stop() cancels and waits.
+// Invariants: intents reach the wire only through risk and execution; a market whose stream data is stale has its quotes
+// pulled and nothing placed (StaleGuard, risk STREAM_STALE); stop() cancels and waits, within its deadlineMs in all.
 
 import { asyncScheduler, type Subscription } from 'rxjs';
 import { AccountStreams } from '../account/account.js';
