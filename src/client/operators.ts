@@ -25,8 +25,9 @@ export class Watchdog {
     this.arm(this.timeoutMs);
   }
 
-  touch(): void {
-    this.last = this.scheduler.now();
+  /** Notes activity at `nowMs` (default: the scheduler's now; pass it when several watchdogs of one scheduler are touched at once). */
+  touch(nowMs: number = this.scheduler.now()): void {
+    this.last = nowMs;
   }
 
   stop(): void {

@@ -304,9 +304,9 @@ export class WsConnection {
   }
 
   /** Any frame or pong: the connection is alive. */
-  private heard(): void {
-    this.idle.touch();
-    this.silence.touch();
+  private heard(nowMs: number = this.scheduler.now()): void {
+    this.idle.touch(nowMs);
+    this.silence.touch(nowMs);
     if (!this.silent) return;
     this.silent = false;
     this.logger.info({ url: this.opts.url }, 'the venue is heard again');
@@ -314,17 +314,19 @@ export class WsConnection {
   }
 
   private onFrame(data: RawData, isBinary: boolean): void {
-    this.heard();
+    // One clock read per frame for the idle, silence and topic watchdogs (all on this.scheduler).
+    const nowMs = this.scheduler.now();
+    this.heard(nowMs);
     if (isBinary) return this.errors.record('binary', 'binary frame');
     const text = data.toString();
     const decoded = this.parse(text);
     if (decoded === undefined) return;
     this.counters.messages++;
-    if (isList(decoded)) for (const m of decoded) this.route(m, text);
-    else this.route(decoded, text);
+    if (isList(decoded)) for (const m of decoded) this.route(m, text, nowMs);
+    else this.route(decoded, text, nowMs);
   }
 
-  private route(message: StreamMessage, text: string): void {
+  private route(message: StreamMessage, text: string, nowMs: number): void {
     switch (message.type) {
       case 'subscriptionResponse':
         return this.confirmed(message.topics);
@@ -336,7 +338,7 @@ export class WsConnection {
       default: {
         const entry = this.topics.get(message.topic);
         if (!entry) return this.errors.record('unrouted', message.topic);
-        entry.dog?.touch();
+        entry.dog?.touch(nowMs);
         entry.lastFrame = text;
         if (!entry.live) {
           entry.live = true;
