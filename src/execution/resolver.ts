@@ -174,7 +174,7 @@ export class Resolver {
       tracker.conclude(o, o.venue === undefined ? 'rejectedInvalid' : 'cancelled', reason);
     }
     const settled = o.terminal || (resting !== undefined && !o.cancelPending);
-    if (settled || last || lostCancel) this.pending.delete(o);
+    if (settled || last) this.pending.delete(o);
     if (lostCancel) this.opts.onCancelLost(o);
     else if (settled || resting !== undefined) this.opts.onLearned?.(o);
   }
