@@ -5,6 +5,7 @@ import { loadYamlFile } from '../yaml-config.js';
 import { venueConfigSchema, venueOptions } from '../venue-config.js';
 import { startVenue, type VenueOptions } from '../../venue-sim/server/index.js';
 import { parseCommand, UsageError } from '../args.js';
+import { bound } from '../ports.js';
 
 export const venueHelp = `perpbot venue [--port N] [--host 127.0.0.1] [--config FILE] [--seed N] [--no-flow]
 
@@ -39,13 +40,14 @@ export async function venue(argv: string[], out: (line: string) => void): Promis
   const fromFile: VenueOptions = values.config ? venueOptions(loadYamlFile(values.config, venueConfigSchema)) : {};
   const port = integerFlag('port', values.port, 0, 65535) ?? fromFile.port ?? 8080;
   const seed = integerFlag('seed', values.seed, 0, 2 ** 32 - 1) ?? fromFile.seed;
-  const v = await startVenue({
-    ...fromFile,
+  const host = values.host ?? fromFile.host ?? '127.0.0.1';
+  const v = await bound(
+    '--port',
+    host,
     port,
-    ...(values.host !== undefined && { host: values.host }),
-    ...(seed !== undefined && { seed }),
-    ...(values['no-flow'] && { flow: false }),
-  });
+    startVenue({ ...fromFile, port, host, ...(seed !== undefined && { seed }), ...(values['no-flow'] && { flow: false }) }),
+    'or port in the --config file',
+  );
   out(`local venue listening: ${v.url} (WebSocket ${v.wsUrl}), ${v.engine.markets().length} markets, flow ${v.flow ? 'on' : 'off'}`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

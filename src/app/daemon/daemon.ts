@@ -27,6 +27,7 @@ import { resolveUnresolvedBatches } from './resolve.js';
 import { lockJournal } from './journal-lock.js';
 import { StatusLine } from './status-line.js';
 import { waitForVenue } from './venue-wait.js';
+import { bound } from '../ports.js';
 
 export interface DaemonOptions {
   config: DaemonConfig;
@@ -82,6 +83,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         ...control(sessions),
         logger: componentLogger(logger, 'control'),
       }),
+      'PERPBOT_METRICS_PORT with config/default.yaml',
     );
     closers.push(() => server.close());
     if (config.venue.mode === 'local') {
@@ -204,19 +206,6 @@ function within(p: Promise<void>, ms: number): Promise<void> {
     timer = setTimeout(() => reject(new Error(`not done within ${ms} ms (shutdown.deadlineMs)`)), ms);
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
-
-/** `listening`, or a ConfigError naming `key` and what to change when its port is taken or cannot be bound. */
-async function bound<T>(key: string, host: string, port: number, listening: Promise<T>): Promise<T> {
-  try {
-    return await listening;
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const env = key === 'telemetry.port' ? ' (PERPBOT_METRICS_PORT with config/default.yaml)' : '';
-    if (code === 'EADDRINUSE') throw new ConfigError(key, `port ${port} on ${host} is in use (another perpbot?): set ${key}${env} to a free port, or 0 to pick one`, undefined, { cause: e });
-    if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new ConfigError(key, `cannot listen on ${host}:${port} (${code}): change ${key}${env} or its host`, undefined, { cause: e });
-    throw e;
-  }
 }
 
 interface SessionDeps {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,4 +62,12 @@ describe('ports in use', () => {
     expect(err).toMatch(new RegExp(`^perpbot run: error: venue\\.local\\.port: port ${port} on 127\\.0\\.0\\.1 is in use`, 'm'));
     expect(err).not.toMatch(/uncaught|\n\s+at /);
   }, 60_000);
+
+  it('perpbot venue on a port in use: exit 1 in one line naming --port', async () => {
+    const port = await busyPort();
+    const r = spawnSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), 'venue', '--port', String(port), '--no-flow'], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(new RegExp(`^perpbot venue: error: --port: port ${port} on 127\\.0\\.0\\.1 is in use \\(another perpbot\\?\\): set --port \\(or port in the --config file\\) to a free port, or 0 to pick one`));
+  }, 30_000);
 });
