@@ -2,9 +2,9 @@
 // Invariants: hot and ref-counted; the state store is updated before emission; order updates and fills deduplicated.
 
 import { asyncScheduler, concatMap, defer, filter, map, Observable, share, Subject, type SchedulerLike } from 'rxjs';
-import type { BackoffOptions } from '../client/backoff.js';
-import { retryWithBackoff } from '../client/operators.js';
-import { silentLogger, type Logger } from '../client/logger.js';
+import type { BackoffOptions } from '../core/backoff.js';
+import { retryWithBackoff } from '../core/rx.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import type { StreamSource } from '../client/ws-pool.js';
 import type { AccountQueryType, AccountResponse } from '../protocol/v1/account.js';
 import type { FillUpdate, Liquidation, OrderUpdate } from '../protocol/v1/stream.js';

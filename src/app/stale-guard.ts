@@ -4,7 +4,7 @@
 // Invariants: cancels always pass; nothing places in a blind market; the hot path (fresh markets) allocates nothing.
 
 import type { Observable, Subscription } from 'rxjs';
-import type { Logger } from '../client/logger.js';
+import type { Logger } from '../core/logger.js';
 import type { TopicHealth } from '../client/ws-pool.js';
 import type { Clock } from '../core/clock.js';
 import type { Intent } from '../core/intent.js';

@@ -8,7 +8,7 @@ import { AccountStreams } from '../account/account.js';
 import type { AccountState } from '../account/state.js';
 import type { MarketInfo } from '../client/exchange-info.js';
 import { HttpClient, type HttpClientOptions } from '../client/http.js';
-import { silentLogger, type Logger } from '../client/logger.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import { WsPool } from '../client/ws-pool.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { Intent } from '../core/intent.js';

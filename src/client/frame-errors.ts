@@ -1,7 +1,7 @@
 // Counting of inbound frames that could not be used: per kind, each kind logged once, never thrown.
 // Invariant: kinds form a fixed small set (safe as a metric label); details go only to the log.
 
-import type { Logger } from './logger.js';
+import type { Logger } from '../core/logger.js';
 
 export const FRAME_ERROR_KINDS = ['binary', 'malformed', 'schema', 'venueError', 'unrouted'] as const;
 /**

@@ -15,7 +15,7 @@ import { currentExchangeInfoSchema } from '../protocol/current/inbound-market.js
 import { accountQuerySchema, type AccountQueryType, type AccountResponse } from '../protocol/v1/account.js';
 import { errorBodySchema } from '../protocol/v1/responses.js';
 import { bookSchema, type Book } from '../protocol/v1/stream.js';
-import { backoffDelayMs, type BackoffOptions } from './backoff.js';
+import { backoffDelayMs, type BackoffOptions } from '../core/backoff.js';
 import { exchangeInfoSchema, type MarketInfo } from './exchange-info.js';
 import { RawHttpPool } from './raw-http.js';
 import { realSleep, RetryAfterGate, TokenBucket, type RateLimit, type Sleep } from './rate-limit.js';

@@ -11,10 +11,10 @@ import { PerpbotError, ValidationError } from '../core/errors.js';
 import type { Dialect } from '../core/types.js';
 import { inboundCodecFor, type InboundCodec } from '../protocol/inbound.js';
 import { MAX_SUBSCRIPTIONS, topicsOf, type StreamMessage, type Subscription } from '../protocol/v1/stream.js';
-import { backoffDelayMs, type BackoffOptions } from './backoff.js';
+import { backoffDelayMs, type BackoffOptions } from '../core/backoff.js';
 import { FrameErrors, type FrameErrorKind } from './frame-errors.js';
-import { silentLogger, type Logger } from './logger.js';
-import { Watchdog } from './operators.js';
+import { silentLogger, type Logger } from '../core/logger.js';
+import { Watchdog } from '../core/rx.js';
 
 export type ConnectionState = 'connecting' | 'open' | 'backingOff' | 'closed';
 export type MessageSink = (message: StreamMessage) => void;

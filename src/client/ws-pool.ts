@@ -3,7 +3,7 @@
 // topic lives on one connection; a refused topic errors its observable and is not held.
 
 import { merge, Observable, Subject } from 'rxjs';
-import { multicast } from './operators.js';
+import { multicast } from '../core/rx.js';
 import { MAX_SUBSCRIPTIONS, type StreamMessage, type Subscription } from '../protocol/v1/stream.js';
 import { topicOf, WsConnection, type ConnectionStats, type WsConnectionOptions } from './ws-connection.js';
 

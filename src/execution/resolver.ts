@@ -1,8 +1,8 @@
 // Resolves orders of unknown fate (unknown outcome, unanswered item, failed cancel) by querying the venue until resolved.
 // Invariants: reads only (a lost cancel goes back to the caller); an order is concluded only after successful queries missed it.
 
-import type { Logger } from '../client/logger.js';
-import { silentLogger } from '../client/logger.js';
+import type { Logger } from '../core/logger.js';
+import { silentLogger } from '../core/logger.js';
 import type { OpenOrder, OrderHistoryEntry } from '../protocol/v1/account.js';
 import type { Timers, VenueQueries } from './ports.js';
 import { realTimers } from './ports.js';

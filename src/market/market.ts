@@ -4,7 +4,7 @@
 import { asyncScheduler, auditTime, catchError, EMPTY, exhaustMap, filter, from, interval, map, mergeMap, NEVER, Observable, share, type SchedulerLike } from 'rxjs';
 import type { StreamSource } from '../client/ws-pool.js';
 import { topicOf } from '../client/ws-connection.js';
-import { conflate, multicast } from '../client/operators.js';
+import { conflate, multicast } from '../core/rx.js';
 import type { Book, MarketContext, Risk, StreamMessage, Ticker, Trade } from '../protocol/v1/stream.js';
 import type { BookView } from './book.js';
 import { buildBook, newBookBuilderStats, type BookBuilderStats } from './book-builder.js';

@@ -6,7 +6,7 @@
 import { merge, take } from 'rxjs';
 import { stringifyJson } from '../../core/json.js';
 import { TransportError } from '../../core/errors.js';
-import type { Logger } from '../../client/logger.js';
+import type { Logger } from '../../core/logger.js';
 import { WsPool } from '../../client/ws-pool.js';
 import { subscriptionOfTopic } from '../../client/topics.js';
 import type { StreamMessage } from '../../protocol/v1/stream.js';

@@ -7,7 +7,7 @@ import { HttpClient } from '../../client/http.js';
 import type { Clock } from '../../core/clock.js';
 import { ConfigError, TransportError } from '../../core/errors.js';
 import type { Dialect } from '../../core/types.js';
-import { backoffDelayMs } from '../../client/backoff.js';
+import { backoffDelayMs } from '../../core/backoff.js';
 
 export interface VenueWaitOptions {
   dialect: Dialect;

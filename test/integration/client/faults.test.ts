@@ -3,7 +3,7 @@ import type { Subscription } from 'rxjs';
 import { AccountStreams } from '../../../src/account/account.js';
 import type { AccountState } from '../../../src/account/state.js';
 import { HttpClient } from '../../../src/client/http.js';
-import type { Logger } from '../../../src/client/logger.js';
+import type { Logger } from '../../../src/core/logger.js';
 import { WsPool } from '../../../src/client/ws-pool.js';
 import type { BookView, Levels } from '../../../src/market/book.js';
 import { MarketStreams } from '../../../src/market/market.js';

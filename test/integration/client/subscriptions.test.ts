@@ -1,6 +1,6 @@
 import type { Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Logger } from '../../../src/client/logger.js';
+import type { Logger } from '../../../src/core/logger.js';
 import { WsPool } from '../../../src/client/ws-pool.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import type { StreamMessage } from '../../../src/protocol/v1/stream.js';

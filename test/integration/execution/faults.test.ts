@@ -1,7 +1,7 @@
 // Execution under venue faults, with real parts: a venue restarted on the same port without state, and HTTP / WebSocket
 // outages through a loopback proxy that is cut and restored. No order may stay stuck, and none may stay open after stop.
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../../../src/client/logger.js';
+import type { Logger } from '../../../src/core/logger.js';
 import type { QuoteSpec } from '../../../src/core/intent.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';

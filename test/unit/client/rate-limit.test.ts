@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
-import { backoffDelayMs } from '../../../src/client/backoff.js';
+import { backoffDelayMs } from '../../../src/core/backoff.js';
 import { TokenBucket } from '../../../src/client/rate-limit.js';
 
 describe('TokenBucket', () => {

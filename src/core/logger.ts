@@ -1,4 +1,4 @@
-// The logging port of the client, market and account layers: a pino-compatible `warn`/`info` (and `error`).
+// The logging port of every layer: a pino-compatible `warn`/`info` (and `error`).
 // Invariant: nothing here writes anywhere by itself; the composition root injects a real logger.
 
 export interface Logger {

@@ -1,4 +1,4 @@
-// Stream operators of the venue adapter: silence detection (watchdog), latest-value conflation, light multicast, retry with backoff.
+// Stream operators: silence detection (watchdog), latest-value conflation, light multicast, retry with backoff.
 // Invariant: the timed ones run on an injected RxJS scheduler, so marble tests and backtests drive them in virtual time.
 
 import { asyncScheduler, Observable, retry, Subscription, timer, type MonoTypeOperatorFunction, type OperatorFunction, type SchedulerLike, type Subscriber } from 'rxjs';

@@ -1,7 +1,7 @@
 import { Subject, of, queueScheduler } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { conflate, watchdog } from '../../../src/client/operators.js';
+import { conflate, watchdog } from '../../../src/core/rx.js';
 
 function scheduler() {
   return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
