@@ -12,6 +12,8 @@ export interface DataStamp {
   readonly dataTimeMs: number;
   /** Version of that data (e.g. the book's version counter). */
   readonly dataVersion: number;
+  /** When the bytes of that data arrived, ns of the session clock (BookView.arrivalNs): where tick-to-trade starts. */
+  readonly arrivalNs?: bigint;
 }
 
 export interface OrderSpec {

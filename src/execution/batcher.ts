@@ -11,7 +11,7 @@ import type { Network } from '../core/types.js';
 import type { Submitter, Timers } from './ports.js';
 import { realTimers } from './ports.js';
 import type { TrackedOrder } from './tracker.js';
-import { orderActions, type WireItem } from './wire.js';
+import type { OrderItem } from '../protocol/orders.js';
 
 export interface Command {
   /** `place` sends `order`; `cancel` cancels it (it must have an id). */
@@ -78,7 +78,7 @@ export class Batcher {
   private readonly flushBound = () => this.flush();
   /** The signer of warm(): the key's MessageSigner.warm under its public key (undefined when the key has none). */
   private readonly warmKey: MessageSigner | undefined;
-  private lastItems: readonly WireItem[] | undefined;
+  private lastItems: readonly OrderItem[] | undefined;
   private lastNonce = 0n;
 
   constructor(private readonly opts: BatcherOptions) {
@@ -175,7 +175,7 @@ export class Batcher {
   }
 
   private sign(commands: readonly Command[], nonce: bigint): SignedRequest {
-    const items: WireItem[] = commands.map((c) =>
+    const items: OrderItem[] = commands.map((c) =>
       c.kind === 'place'
         ? { kind: 'place', spec: c.order.spec, cloid: c.order.cloid }
         : { kind: 'cancel', symbol: c.order.spec.symbol, orderId: c.order.orderId! },
@@ -185,9 +185,9 @@ export class Batcher {
     return this.signItems(items, nonce, this.opts.key);
   }
 
-  private signItems(items: readonly WireItem[], nonce: bigint, key: MessageSigner): SignedRequest {
-    const { codec, account, network, mode, dialect } = this.opts;
-    return signTrustedRequest(codec, key, { actions: orderActions(dialect, items), account, signer: key.publicKey, nonce, network, mode });
+  private signItems(items: readonly OrderItem[], nonce: bigint, key: MessageSigner): SignedRequest {
+    const { codec, account, network, mode } = this.opts;
+    return signTrustedRequest(codec, key, { actions: codec.orderActions(items), account, signer: key.publicKey, nonce, network, mode });
   }
 
   private settleIdle(): void {

@@ -3,6 +3,7 @@
 // every field (throwing ValidationError naming it) before any byte is produced; only encodeTrusted skips that pass.
 
 import type { Dialect, Network } from '../core/types.js';
+import type { OrderItem } from './orders.js';
 
 /** What is handed to Ed25519: the canonical bytes, their base58 text, or the Solana offchain envelope. */
 export type SignMode = 'raw' | 'base58' | 'offchain';
@@ -54,4 +55,6 @@ export interface DialectCodec {
    * Nonce, mode, keys and ids are still checked (ValidationError); any other bad field yields wrong bytes, not an error.
    */
   encodeTrusted(input: EncodeInput): Encoded;
+  /** The dialect's `actions` JSON for order items, in item order (what `encode` and `encodeTrusted` take). */
+  orderActions(items: readonly OrderItem[]): unknown;
 }

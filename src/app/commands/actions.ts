@@ -1,7 +1,8 @@
-// Dialect JSON of the one-off actions the command line and the daemon's start-up send (place, cancel, cancel-all,
-// leverage, agent, faucet), and their signing. Invariant: every value is validated by the dialect codec when signed.
+// Dialect JSON of the one-off actions the command line and the daemon's start-up send (orders through the codec's
+// orderActions; leverage, agent, faucet), and their signing. Invariant: every value is validated by the dialect codec when signed.
 
-import type { Dialect, Network, TimeInForce } from '../../core/types.js';
+import type { OrderSpec } from '../../core/intent.js';
+import type { Dialect, Network } from '../../core/types.js';
 import { codecFor } from '../../protocol/codecs.js';
 import type { Keypair } from '../../protocol/keys.js';
 import { signRequest, type SignedRequest } from '../../protocol/sign.js';
@@ -11,35 +12,18 @@ export function signAction(dialect: Dialect, network: Network, key: Keypair, non
   return signRequest(codecFor(dialect), key, { actions, account, signer: key.publicKey, nonce, network, mode: 'raw' });
 }
 
-export interface Place {
-  symbol: string;
-  isBuy: boolean;
-  size: number;
-  /** Absent: a market order. */
-  price: number | undefined;
-  tif: TimeInForce;
-  reduceOnly: boolean;
-  cloid: string | undefined;
-}
-
-export function placeAction(dialect: Dialect, p: Place): unknown {
-  if (dialect === 'current') {
-    return p.price === undefined
-      ? [{ m: { c: p.symbol, b: p.isBuy, sz: p.size, r: p.reduceOnly, i: false } }]
-      : [{ l: { c: p.symbol, b: p.isBuy, px: p.price, sz: p.size, tif: p.tif, r: p.reduceOnly, i: false } }];
-  }
-  const t = p.price === undefined ? { trigger: { is_market: true, triggerPx: 0 } } : { limit: { tif: p.tif } };
-  const order = { c: p.symbol, b: p.isBuy, px: p.price ?? 0, sz: p.size, r: p.reduceOnly, t, ...(p.cloid === undefined ? {} : { cloid: p.cloid }) };
-  return { type: 'order', orders: [{ order }] };
+/** The action placing one order (a market order when `spec.price` is absent). */
+export function placeAction(dialect: Dialect, spec: OrderSpec, cloid: string | undefined): unknown {
+  return codecFor(dialect).orderActions([{ kind: 'place', spec, cloid }]);
 }
 
 export function cancelAction(dialect: Dialect, symbol: string, orderId: string): unknown {
-  return dialect === 'current' ? [{ cx: { c: symbol, oid: orderId } }] : { type: 'order', orders: [{ cancel: { c: symbol, oid: orderId } }] };
+  return codecFor(dialect).orderActions([{ kind: 'cancel', symbol, orderId }]);
 }
 
 /** Cancels every order in `symbols`, or everywhere when empty. */
 export function cancelAllAction(dialect: Dialect, symbols: string[]): unknown {
-  return dialect === 'current' ? [{ cxa: { c: symbols } }] : { type: 'order', orders: [{ cancelAll: { c: symbols } }] };
+  return codecFor(dialect).orderActions([{ kind: 'cancelAll', symbols }]);
 }
 
 export function leverageAction(dialect: Dialect, symbol: string, leverage: number): unknown {

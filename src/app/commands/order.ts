@@ -36,15 +36,18 @@ export function order(argv: string[], out: (line: string) => void): Promise<numb
       if (side !== 'buy' && side !== 'sell') throw new UsageError(`side must be buy or sell; got ${JSON.stringify(side)}`);
       if (values.cloid !== undefined && venue.dialect === 'current') throw new UsageError('--cloid is not part of the current dialect');
       return submit(
-        placeAction(venue.dialect, {
-          symbol,
-          isBuy: side === 'buy',
-          size: positiveNumber('SIZE', size),
-          price: values.price === undefined ? undefined : positiveNumber('--price', values.price),
-          tif: oneOf('tif', values.tif, TIFS, 'GTC'),
-          reduceOnly: values['reduce-only'] ?? false,
-          cloid: values.cloid,
-        }),
+        placeAction(
+          venue.dialect,
+          {
+            symbol,
+            side,
+            size: positiveNumber('SIZE', size),
+            ...(values.price !== undefined && { price: positiveNumber('--price', values.price) }),
+            tif: oneOf('tif', values.tif, TIFS, 'GTC'),
+            reduceOnly: values['reduce-only'] ?? false,
+          },
+          values.cloid,
+        ),
       );
     }
     case 'cancel':

@@ -4,6 +4,7 @@
 import { ConfigError, ValidationError } from '../../core/errors.js';
 import { NETWORK_BYTE, type Network } from '../../core/types.js';
 import { SIGN_MODES, type DialectCodec, type EncodeInput, type Encoded, type SignMode } from '../dialect.js';
+import { currentOrderActions } from '../orders.js';
 import { decodeKey32 } from '../pubkey.js';
 import { parseActions, type Action } from './actions.js';
 import { orderIds } from './order-id.js';
@@ -74,6 +75,7 @@ export function createCurrentCodec(opts: CurrentCodecOptions = {}): DialectCodec
     name: 'current',
     encode: (input) => encodeActions(parseActions(input.actions), input),
     encodeTrusted: (input) => encodeActions(input.actions as Action[], input),
+    orderActions: currentOrderActions,
   };
 }
 

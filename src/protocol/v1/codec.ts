@@ -5,6 +5,7 @@ import { ValidationError } from '../../core/errors.js';
 import { stringifyJson } from '../../core/json.js';
 import { parse } from '../../core/schema.js';
 import type { DialectCodec, EncodeInput, Encoded } from '../dialect.js';
+import { v1OrderActions } from '../orders.js';
 import { decodeKey32 } from '../pubkey.js';
 import { ACTION_PATHS, actionSchema, type Action } from './actions.js';
 import { orderIdsOf } from './order-id.js';
@@ -78,4 +79,5 @@ export const v1Codec: DialectCodec = {
     checkInput(input);
     return encodeAction(input.actions as Action, input);
   },
+  orderActions: v1OrderActions,
 };

@@ -85,7 +85,7 @@ describe('daemon (in process, against a local venue)', () => {
     cleanup.push(() => http.close());
     const signedOrder = (price: number, nonce: bigint) =>
       signRequest(codecFor('v1'), main, {
-        actions: placeAction('v1', { symbol: 'BTC-USD', isBuy: true, size: 0.001, price, tif: 'GTC', reduceOnly: false, cloid: undefined }),
+        actions: placeAction('v1', { symbol: 'BTC-USD', side: 'buy', size: 0.001, price, tif: 'GTC', reduceOnly: false }, undefined),
         account: main.publicKey,
         signer: main.publicKey,
         nonce,

@@ -1,0 +1,134 @@
+// Account data in the framework's own vocabulary: orders as the venue reports them, fills, positions, margin, updates.
+// Invariants: prices USD, sizes base units, money `…Usd`, times `…Ns`; sides are the account's own; no wire shape here.
+
+import type { OrderStatus, Side } from './intent.js';
+import type { TimeInForce } from './types.js';
+
+/** The statuses an order ends in. */
+export type TerminalOrderStatus = Exclude<OrderStatus, 'placed' | 'working'>;
+
+/** An order as the venue reports it: a resting order, or the order an update is about. */
+export interface VenueOrder {
+  readonly orderId: string;
+  readonly symbol: string;
+  readonly side: Side;
+  /** Limit price, USD (0 for a market order). */
+  readonly price: number;
+  /** Base units. */
+  readonly originalSize: number;
+  /** Size still open, base units. */
+  readonly remainingSize: number;
+  readonly filledSize: number;
+  /** Average fill price, USD (0 before the first fill). */
+  readonly avgFillPrice: number;
+  /** True when the order rested (it adds liquidity). */
+  readonly maker: boolean;
+  readonly status: OrderStatus;
+  /** The venue's time of the report, epoch ns. */
+  readonly venueTimeNs: bigint;
+  /** Why the order is in its status (rejections, cancels), when the venue says. */
+  readonly reason: string | undefined;
+  /** Known from open-order reports (snapshots, queries); undefined in updates that do not carry it. */
+  readonly reduceOnly: boolean | undefined;
+  readonly tif: TimeInForce | undefined;
+}
+
+/** An order that ended (order history). */
+export interface ClosedOrder {
+  readonly orderId: string;
+  readonly symbol: string;
+  readonly side: Side;
+  readonly orderType: 'limit' | 'market' | 'trigger';
+  readonly tif: TimeInForce;
+  /** USD */
+  readonly price: number;
+  readonly avgFillPrice: number;
+  readonly originalSize: number;
+  readonly filledSize: number;
+  readonly reduceOnly: boolean;
+  readonly status: TerminalOrderStatus;
+  readonly reason: string | undefined;
+  /** epoch ns */
+  readonly venueTimeNs: bigint;
+}
+
+/** Why a fill happened. */
+export type FillCause = 'trade' | 'liquidation' | 'adl' | 'liquidationSweep';
+
+/** One fill of one of the account's orders, from the account's side. */
+export interface Fill {
+  readonly symbol: string;
+  readonly orderId: string;
+  /** The account's side of the fill. */
+  readonly side: Side;
+  /** USD */
+  readonly price: number;
+  /** Base units, > 0. */
+  readonly size: number;
+  /** Fee paid, USD (negative: a rebate). */
+  readonly feeUsd: number;
+  /** True when the account's order was resting. */
+  readonly maker: boolean;
+  readonly cause: FillCause;
+  /** epoch ns */
+  readonly venueTimeNs: bigint;
+}
+
+/** A position. */
+export interface Position {
+  readonly symbol: string;
+  /** Signed base units: negative is short. */
+  readonly size: number;
+  /** Average entry price, USD. */
+  readonly entryPrice: number;
+  readonly realizedPnlUsd: number;
+  readonly leverage: number;
+  /** Known once the venue sent a position update (snapshots do not carry them). */
+  readonly unrealizedPnlUsd: number | undefined;
+  readonly liquidationPrice: number | undefined;
+}
+
+/** The account's margin totals, USD. */
+export interface Margin {
+  readonly totalBalanceUsd: number;
+  readonly availableBalanceUsd: number;
+  readonly marginUsedUsd: number;
+  readonly notionalUsd: number;
+  readonly realizedPnlUsd: number;
+  readonly unrealizedPnlUsd: number;
+  readonly feesUsd: number;
+  readonly fundingUsd: number;
+}
+
+/** A forced close of a position by the venue. */
+export interface Liquidation {
+  readonly symbol: string;
+  readonly price: number;
+  readonly size: number;
+  /** The side of the closing trade. */
+  readonly side: Side;
+  readonly marginBeforeUsd: number;
+  readonly marginAfterUsd: number;
+  readonly reason: string | undefined;
+  readonly venueTimeNs: bigint;
+}
+
+/** The whole account at once: what the venue sends first on every (re)subscription. */
+export interface AccountSnapshot {
+  readonly openOrders: readonly VenueOrder[];
+  readonly positions: readonly Position[];
+  /** Collateral balance per coin (e.g. USDC), in coin units. */
+  readonly collateral: readonly { readonly coin: string; readonly amount: number }[];
+  /** Maximum leverage setting per symbol. */
+  readonly leverage: readonly { readonly symbol: string; readonly leverage: number }[];
+}
+
+/** One message of the account stream. */
+export type AccountUpdate =
+  | { readonly kind: 'snapshot'; readonly snapshot: AccountSnapshot }
+  | { readonly kind: 'order'; readonly order: VenueOrder }
+  | { readonly kind: 'fill'; readonly fill: Fill }
+  | { readonly kind: 'position'; readonly position: Position }
+  | { readonly kind: 'margin'; readonly margin: Margin }
+  | { readonly kind: 'leverage'; readonly leverage: readonly { readonly symbol: string; readonly leverage: number }[] }
+  | { readonly kind: 'liquidation'; readonly liquidation: Liquidation };
