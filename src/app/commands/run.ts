@@ -6,7 +6,7 @@ import { checkDaemonConfig } from '../config/index.js';
 import { startDaemon } from '../daemon/daemon.js';
 import { exitOnUncaught, untilStopped } from '../daemon/lifecycle.js';
 import { createLogger } from '../../telemetry/index.js';
-import { tuneJitForTrading } from '../jit.js';
+import { tuneJitForTrading } from '../../latency/jit.js';
 import { parseCommand, UsageError } from '../args.js';
 
 /** Time allowed after the cancel deadline for closing connections, the journal and the servers, ms. */

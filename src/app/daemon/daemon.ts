@@ -16,7 +16,7 @@ import type { DaemonConfig } from '../config/index.js';
 import { marketRuleFindings } from '../config/checks.js';
 import type { CommitmentPool } from '../../protocol/commitment-pool.js';
 import { NonceSources } from '../../protocol/nonce.js';
-import { dedicateCpu } from '../dedicated-cpu.js';
+import { dedicateCpu } from '../../latency/dedicated-cpu.js';
 import { commitmentPool, startTrading, type TradingSession } from '../trading.js';
 import { venueOptions } from '../venue-config.js';
 import { loadAccounts, prepareAccounts, reportNonceLead, type DaemonAccount } from './accounts.js';

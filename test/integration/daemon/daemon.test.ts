@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { checkDaemonConfig } from '../../../src/app/config/index.js';
 import { placeAction } from '../../../src/app/commands/actions.js';
 import { startDaemon, type Daemon } from '../../../src/app/daemon/daemon.js';
-import { canDedicateCpu } from '../../../src/app/dedicated-cpu.js';
+import { canDedicateCpu } from '../../../src/latency/dedicated-cpu.js';
 import { HttpClient } from '../../../src/client/http.js';
 import { base58Encode } from '../../../src/protocol/base58.js';
 import { RECONCILE_OWNER } from '../../../src/execution/reconcile.js';

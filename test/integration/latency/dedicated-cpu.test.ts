@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { canDedicateCpu, dedicateCpu, parseCpuList } from '../../../src/app/dedicated-cpu.js';
+import { canDedicateCpu, dedicateCpu, parseCpuList } from '../../../src/latency/dedicated-cpu.js';
 
 const SCHED_IDLE = 5;
 
