@@ -57,4 +57,9 @@ export interface DialectCodec {
   encodeTrusted(input: EncodeInput): Encoded;
   /** The dialect's `actions` JSON for order items, in item order (what `encode` and `encodeTrusted` take). */
   orderActions(items: readonly OrderItem[]): unknown;
+  /**
+   * True when orders carry a client order id (a place item's `cloid`) and the venue refuses a live id again as
+   * rejectedDuplicate; false when `cloid` is dropped and a reused client tag must be refused locally.
+   */
+  readonly clientOrderIds: boolean;
 }

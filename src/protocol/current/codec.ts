@@ -76,6 +76,7 @@ export function createCurrentCodec(opts: CurrentCodecOptions = {}): DialectCodec
     encode: (input) => encodeActions(parseActions(input.actions), input),
     encodeTrusted: (input) => encodeActions(input.actions as Action[], input),
     orderActions: currentOrderActions,
+    clientOrderIds: false,
   };
 }
 

@@ -80,4 +80,5 @@ export const v1Codec: DialectCodec = {
     return encodeAction(input.actions as Action, input);
   },
   orderActions: v1OrderActions,
+  clientOrderIds: true,
 };
