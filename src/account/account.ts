@@ -1,25 +1,19 @@
-// Account observables state$, orderUpdates$, fills$ per user, reconciled over HTTP after every re-subscription.
-// Invariants: hot and ref-counted; the state store is updated before emission; order updates and fills deduplicated.
+// Account observables state$, orderUpdates$, fills$, snapshots$ per user over the venue port, reconciled by query after
+// every snapshot. Invariants: hot and ref-counted; the state store is updated before emission; order updates and fills
+// deduplicated.
 
 import { asyncScheduler, concatMap, defer, filter, map, Observable, share, Subject, type SchedulerLike } from 'rxjs';
+import type { Fill, Liquidation, VenueOrder } from '../core/account-data.js';
 import type { BackoffOptions } from '../core/backoff.js';
-import { retryWithBackoff } from '../core/rx.js';
 import { silentLogger, type Logger } from '../core/logger.js';
-import type { StreamSource } from '../client/ws-pool.js';
-import type { AccountQueryType, AccountResponse } from '../protocol/v1/account.js';
-import type { FillUpdate, Liquidation, OrderUpdate } from '../protocol/v1/stream.js';
+import { retryWithBackoff } from '../core/rx.js';
+import type { AccountDataSource } from '../venue/port.js';
 import { KeyCounts } from './dedupe.js';
-import { baselineOf, fillKey, missedEvents, orderKey, type Baseline, type Seen } from './reconcile.js';
-import { applyAccountData, type AccountState } from './state.js';
-
-/** The account queries reconciliation needs (HttpClient has them). */
-export interface AccountReader {
-  account<T extends AccountQueryType>(type: T, user: string): Promise<AccountResponse<T>>;
-}
+import { baselineOf, fillKey, missedEvents, orderKey, type Baseline, type MissedEvent, type Seen } from './reconcile.js';
+import { applyAccountUpdate, type AccountState } from './state.js';
 
 export interface AccountStreamsOptions {
-  source: StreamSource;
-  http: AccountReader;
+  source: AccountDataSource;
   /** Retry timers of reconciliation. Default asyncScheduler. */
   scheduler?: SchedulerLike;
   /** Delay between failed reconciliation reads. Default 500 ms doubling to 30 s. */
@@ -30,14 +24,18 @@ export interface AccountStreamsOptions {
 
 export type AccountEvent =
   | { type: 'state'; state: AccountState }
-  | { type: 'orderUpdate'; update: OrderUpdate; source: 'stream' | 'reconcile' }
-  | { type: 'fill'; fill: FillUpdate; source: 'stream' | 'reconcile' }
+  /** An account snapshot arrived (after its `state` event): the venue (re)sent the whole account. */
+  | { type: 'snapshot' }
+  | { type: 'orderUpdate'; update: VenueOrder; source: 'stream' | 'reconcile' }
+  | { type: 'fill'; fill: Fill; source: 'stream' | 'reconcile' }
   | { type: 'liquidation'; liquidation: Liquidation };
 
 interface Sync {
   prev: AccountState | undefined;
   next: AccountState;
 }
+
+const SNAPSHOT: AccountEvent = { type: 'snapshot' };
 
 class UserAccount {
   state: AccountState | undefined;
@@ -51,43 +49,41 @@ class UserAccount {
       const seen: Seen = { orders: new KeyCounts(), fills: new KeyCounts() };
       let baseline: Baseline | undefined;
       const syncs = new Subject<Sync>();
-      const emitOrder = (update: OrderUpdate, source: 'stream' | 'reconcile') => subscriber.next({ type: 'orderUpdate', update, source });
-      const emitFill = (fill: FillUpdate, source: 'stream' | 'reconcile') => subscriber.next({ type: 'fill', fill, source });
+      const emitOrder = (update: VenueOrder, source: 'stream' | 'reconcile') => subscriber.next({ type: 'orderUpdate', update, source });
+      const emitFill = (fill: Fill, source: 'stream' | 'reconcile') => subscriber.next({ type: 'fill', fill, source });
       const reconciled = syncs.pipe(concatMap((s) => this.read(s, () => baseline, (b) => (baseline = b), seen))).subscribe((events) => {
         for (const e of events) {
-          if (e.type === 'orderUpdate') emitOrder(e, 'reconcile');
-          else emitFill(e, 'reconcile');
+          if (e.kind === 'order') emitOrder(e.order, 'reconcile');
+          else emitFill(e.fill, 'reconcile');
         }
       });
-      const messages = opts.source.topic$({ type: 'account', user }).subscribe((m) => {
-        if (m.type !== 'account') return;
-        const data = m.data;
+      const updates = opts.source.updates$(user).subscribe((u) => {
         const prev = this.state;
-        this.state = applyAccountData(user, prev, data);
+        this.state = applyAccountUpdate(user, prev, u);
         if (!this.state) return;
-        switch (data.type) {
-          case 'accountSnapshot':
+        switch (u.kind) {
+          case 'snapshot':
             subscriber.next({ type: 'state', state: this.state });
             syncs.next({ prev, next: this.state });
-            return;
-          case 'orderUpdate': {
+            return subscriber.next(SNAPSHOT);
+          case 'order': {
             if (this.state !== prev) subscriber.next({ type: 'state', state: this.state });
-            const key = orderKey(data);
+            const key = orderKey(u.order);
             if (seen.orders.count(key) > 0) return;
             seen.orders.add(key);
-            return emitOrder(data, 'stream');
+            return emitOrder(u.order, 'stream');
           }
           case 'fill':
-            seen.fills.add(fillKey(data));
-            return emitFill(data, 'stream');
+            seen.fills.add(fillKey(u.fill));
+            return emitFill(u.fill, 'stream');
           case 'liquidation':
-            return subscriber.next({ type: 'liquidation', liquidation: data });
+            return subscriber.next({ type: 'liquidation', liquidation: u.liquidation });
           default:
             subscriber.next({ type: 'state', state: this.state });
         }
       });
       return () => {
-        messages.unsubscribe();
+        updates.unsubscribe();
         reconciled.unsubscribe();
         this.state = undefined;
       };
@@ -95,18 +91,16 @@ class UserAccount {
   }
 
   /** Reads fills and order history (retrying until it works); the first read only sets the baseline. */
-  private read(sync: Sync, getBaseline: () => Baseline | undefined, setBaseline: (b: Baseline) => void, seen: Seen) {
-    const { scheduler = asyncScheduler, backoff = { initialMs: 500, maxMs: 30_000 }, random, logger = silentLogger } = this.opts;
+  private read(sync: Sync, getBaseline: () => Baseline | undefined, setBaseline: (b: Baseline) => void, seen: Seen): Observable<MissedEvent[]> {
+    const { source, scheduler = asyncScheduler, backoff = { initialMs: 500, maxMs: 30_000 }, random, logger = silentLogger } = this.opts;
     return defer(async () => {
-      const [fills, history] = await Promise.all([this.opts.http.account('fills', this.user), this.opts.http.account('orderHistory', this.user)]);
-      const fillRows = fills.map((r) => r.fills);
-      const historyRows = history.map((r) => r.orderHistory);
+      const [fills, history] = await Promise.all([source.fills(this.user), source.orderHistory(this.user)]);
       const baseline = getBaseline();
       if (!baseline) {
-        setBaseline(baselineOf(this.user, fillRows, historyRows));
+        setBaseline(baselineOf(fills, history));
         return [];
       }
-      return missedEvents(this.user, sync.prev, sync.next, fillRows, historyRows, baseline, seen);
+      return missedEvents(sync.prev, sync.next, fills, history, baseline, seen);
     }).pipe(retryWithBackoff(backoff, (e, attempt) => logger.warn({ user: this.user, attempt, error: e.message }, 'account reconciliation read failed; retrying'), scheduler, random));
   }
 }
@@ -116,7 +110,7 @@ export class AccountStreams {
 
   constructor(private readonly opts: AccountStreamsOptions) {}
 
-  /** Every event of `user`'s account (state changes, order updates, fills, liquidations). */
+  /** Every event of `user`'s account (state changes, snapshots, order updates, fills, liquidations). */
   events$(user: string): Observable<AccountEvent> {
     return this.of(user).events$;
   }
@@ -137,18 +131,26 @@ export class AccountStreams {
   }
 
   /** Order updates, each (order, status, filled size) once, including those recovered after a reconnect. */
-  orderUpdates$(user: string): Observable<OrderUpdate> {
+  orderUpdates$(user: string): Observable<VenueOrder> {
     return this.of(user).events$.pipe(
       filter((e): e is Extract<AccountEvent, { type: 'orderUpdate' }> => e.type === 'orderUpdate'),
       map((e) => e.update),
     );
   }
 
-  /** Fills of the account, including those recovered after a reconnect, without repeats. */
-  fills$(user: string): Observable<FillUpdate> {
+  /** Fills of the account (its own side), including those recovered after a reconnect, without repeats. */
+  fills$(user: string): Observable<Fill> {
     return this.of(user).events$.pipe(
       filter((e): e is Extract<AccountEvent, { type: 'fill' }> => e.type === 'fill'),
       map((e) => e.fill),
+    );
+  }
+
+  /** One emission per account snapshot (the venue sends one first on every (re)subscription): when to resync orders. */
+  snapshots$(user: string): Observable<void> {
+    return this.of(user).events$.pipe(
+      filter((e) => e.type === 'snapshot'),
+      map(() => undefined),
     );
   }
 

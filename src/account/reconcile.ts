@@ -1,58 +1,31 @@
-// Events missed while the stream was away, rebuilt from the fills and orderHistory queries and a fresh snapshot.
+// Events missed while the stream was away, rebuilt from the fills and order-history queries and a fresh snapshot.
 // Invariants: rows older than the first read (the baseline) are never emitted; a key is emitted only beyond what was seen.
 
-import type { Fill, OrderHistoryEntry } from '../protocol/v1/account.js';
-import type { FillUpdate, OrderUpdate } from '../protocol/v1/stream.js';
+import type { AccountUpdate, ClosedOrder, Fill, VenueOrder } from '../core/account-data.js';
 import { KeyCounts } from './dedupe.js';
-import type { AccountOrder, AccountState } from './state.js';
+import type { AccountState } from './state.js';
 
-export const orderKey = (u: { orderId: string; status: string; filledSize: number }) => `${u.orderId}:${u.status}:${u.filledSize}`;
-export const fillKey = (f: { orderId: string; timestamp: bigint; price: number; size: number }) => `${f.orderId}:${f.timestamp}:${f.price}:${f.size}`;
+export const orderKey = (o: { orderId: string; status: string; filledSize: number }) => `${o.orderId}:${o.status}:${o.filledSize}`;
+export const fillKey = (f: Fill) => `${f.orderId}:${f.venueTimeNs}:${f.price}:${f.size}`;
 
-/**
- * The account's side of a fills row, in the shape of a stream `fill` (the account's own view). A row is shared by
- * both parties and its `isBuy` is the taker's side (gaps §5, venue-protocol §8.3), so the maker's is the opposite.
- */
-export function fillFromRow(user: string, row: Fill): FillUpdate {
-  const maker = row.maker === user;
+/** The terminal order report an order-history row stands for (`maker`: the order rested, as far as known). */
+export function orderFromHistory(row: ClosedOrder, maker: boolean): VenueOrder {
   return {
-    type: 'fill',
-    symbol: row.symbol,
-    orderId: maker ? row.orderIdMaker : row.orderIdTaker,
-    price: row.price,
-    size: row.amount,
-    fee: maker ? row.makerFee : row.takerFee,
-    isBuy: maker ? !row.isBuy : row.isBuy,
-    reasonCode: 0,
-    reason: null,
-    counterpartyHint: '',
-    timestamp: row.timestamp,
-    maker,
-  };
-}
-
-/** The terminal order update an orderHistory row stands for. */
-export function orderUpdateFromHistory(row: OrderHistoryEntry, maker: boolean): OrderUpdate {
-  return {
-    type: 'orderUpdate',
-    status: row.status,
-    symbol: row.symbol,
     orderId: row.orderId,
+    symbol: row.symbol,
+    side: row.side,
     price: row.price,
     originalSize: row.originalSize,
-    size: row.originalSize - row.executedSize,
-    filledSize: row.executedSize,
-    vwap: row.vwap,
-    isBuy: row.side === 'buy',
+    remainingSize: row.originalSize - row.filledSize,
+    filledSize: row.filledSize,
+    avgFillPrice: row.avgFillPrice,
     maker,
-    timestamp: row.timestamp,
+    status: row.status,
+    venueTimeNs: row.venueTimeNs,
     reason: row.reason,
+    reduceOnly: row.reduceOnly,
+    tif: row.tif,
   };
-}
-
-export function orderUpdateFromOpen(o: AccountOrder): OrderUpdate {
-  const { reduceOnly: _r, tif: _t, ...fields } = o;
-  return { type: 'orderUpdate', ...fields, reason: null };
 }
 
 export interface Baseline {
@@ -61,31 +34,32 @@ export interface Baseline {
 }
 
 /** The rows that existed when the account was first read: history, never news. */
-export function baselineOf(user: string, fills: readonly Fill[], history: readonly OrderHistoryEntry[]): Baseline {
+export function baselineOf(fills: readonly Fill[], history: readonly ClosedOrder[]): Baseline {
   const orders = new KeyCounts();
   const fillKeys = new KeyCounts();
-  for (const row of history) orders.add(orderKey(orderUpdateFromHistory(row, false)));
-  for (const row of fills) fillKeys.add(fillKey(fillFromRow(user, row)));
+  for (const row of history) orders.add(orderKey(row));
+  for (const fill of fills) fillKeys.add(fillKey(fill));
   return { orders, fills: fillKeys };
 }
 
-export type MissedEvent = OrderUpdate | FillUpdate;
+export type MissedEvent = Extract<AccountUpdate, { kind: 'order' | 'fill' }>;
 
 export interface Seen {
   readonly orders: KeyCounts;
   readonly fills: KeyCounts;
 }
 
+const timeOf = (e: MissedEvent) => (e.kind === 'order' ? e.order.venueTimeNs : e.fill.venueTimeNs);
+
 /**
- * Events missed between `prev` and the fresh snapshot state `next`, oldest first: terminal orders and fills
- * from the queries, and open orders that are new or changed. Records what it returns in `seen`.
+ * Events missed between `prev` and the fresh snapshot state `next`, oldest first: terminal orders and fills (the
+ * account's own side) from the queries, and open orders that are new or changed. Records what it returns in `seen`.
  */
 export function missedEvents(
-  user: string,
   prev: AccountState | undefined,
   next: AccountState,
   fills: readonly Fill[],
-  history: readonly OrderHistoryEntry[],
+  history: readonly ClosedOrder[],
   baseline: Baseline,
   seen: Seen,
 ): MissedEvent[] {
@@ -100,18 +74,17 @@ export function missedEvents(
   };
   for (const row of history) {
     const maker = prev?.orders.get(row.orderId)?.maker ?? false;
-    const u = orderUpdateFromHistory(row, maker);
-    take(u, orderKey(u), baseline.orders, seen.orders);
+    take({ kind: 'order', order: orderFromHistory(row, maker) }, orderKey(row), baseline.orders, seen.orders);
   }
   for (const o of next.orders.values()) {
     const before = prev?.orders.get(o.orderId);
     if (before && before.status === o.status && before.filledSize === o.filledSize) continue;
-    const u = orderUpdateFromOpen(o);
-    take(u, orderKey(u), baseline.orders, seen.orders);
+    take({ kind: 'order', order: o }, orderKey(o), baseline.orders, seen.orders);
   }
-  for (const row of fills) {
-    const f = fillFromRow(user, row);
-    take(f, fillKey(f), baseline.fills, seen.fills);
-  }
-  return out.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+  for (const fill of fills) take({ kind: 'fill', fill }, fillKey(fill), baseline.fills, seen.fills);
+  return out.sort((a, b) => {
+    const ta = timeOf(a);
+    const tb = timeOf(b);
+    return ta < tb ? -1 : ta > tb ? 1 : 0;
+  });
 }

@@ -1,52 +1,22 @@
-// The account as the framework sees it (orders, positions, collateral, margin, leverage), folded from stream messages.
+// The account as the framework sees it (orders, positions, collateral, margin, leverage), folded from account updates.
 // Invariants: pure and immutable; terminal orders and zero positions are removed; a snapshot replaces everything.
 
-import type { OrderState } from '../protocol/v1/status.js';
-import { isTerminalStatus } from '../protocol/v1/status.js';
-import type { AccountData, AccountSnapshot, MarginUpdate, OrderUpdate } from '../protocol/v1/stream.js';
+import type { AccountSnapshot, AccountUpdate, Margin, Position, VenueOrder } from '../core/account-data.js';
+import { TERMINAL_STATUSES } from '../core/intent.js';
 
-export interface AccountOrder {
-  orderId: string;
-  symbol: string;
-  price: number;
-  originalSize: number;
-  /** Remaining size. */
-  size: number;
-  filledSize: number;
-  vwap: number;
-  isBuy: boolean;
-  maker: boolean;
-  status: OrderState;
-  /** ns */
-  timestamp: bigint;
-  /** Known from the snapshot only (order updates do not carry them). */
-  reduceOnly: boolean | undefined;
-  tif: 'gtc' | 'ioc' | 'alo' | undefined;
-}
-
-export interface AccountPosition {
-  symbol: string;
-  /** Signed: negative = short. */
-  size: number;
-  /** Entry price, USD. */
-  price: number;
-  realizedPnl: number;
-  leverage: number;
-  /** Known once a positionUpdate arrived. */
-  unrealizedPnl: number | undefined;
-  liquidationPrice: number | undefined;
-}
-
-export type MarginSummary = Omit<MarginUpdate, 'type'>;
+/** An open order of the account (the name plugins know). */
+export type AccountOrder = VenueOrder;
+/** A position of the account (the name plugins know). */
+export type AccountPosition = Position;
 
 export interface AccountState {
   readonly user: string;
-  readonly orders: ReadonlyMap<string, AccountOrder>;
-  readonly positions: ReadonlyMap<string, AccountPosition>;
-  /** Collateral balance per coin. */
+  readonly orders: ReadonlyMap<string, VenueOrder>;
+  readonly positions: ReadonlyMap<string, Position>;
+  /** Collateral balance per coin, coin units. */
   readonly collateral: ReadonlyMap<string, number>;
-  /** Known once a marginUpdate arrived. */
-  readonly margin: MarginSummary | undefined;
+  /** Known once a margin update arrived. */
+  readonly margin: Margin | undefined;
   /** Maximum leverage setting per symbol. */
   readonly leverage: ReadonlyMap<string, number>;
 }
@@ -55,63 +25,44 @@ export function stateFromSnapshot(user: string, s: AccountSnapshot): AccountStat
   return {
     user,
     orders: new Map(s.openOrders.map((o) => [o.orderId, o])),
-    positions: new Map(
-      s.positions.filter((p) => p.size !== 0).map((p) => [p.coin, { symbol: p.coin, size: p.size, price: p.price, realizedPnl: p.realizedPnl, leverage: p.leverage, unrealizedPnl: undefined, liquidationPrice: undefined }]),
-    ),
-    collateral: new Map(s.marginSummary.positions.map((c) => [c.coin, c.size])),
+    positions: new Map(s.positions.filter((p) => p.size !== 0).map((p) => [p.symbol, p])),
+    collateral: new Map(s.collateral.map((c) => [c.coin, c.amount])),
     margin: undefined,
-    leverage: new Map(s.settings.maxLeverage),
+    leverage: new Map(s.leverage.map((l) => [l.symbol, l.leverage])),
   };
 }
 
-function withOrder(state: AccountState, u: OrderUpdate): AccountState {
+function withOrder(state: AccountState, o: VenueOrder): AccountState {
   const orders = new Map(state.orders);
-  if (isTerminalStatus(u.status)) orders.delete(u.orderId);
+  if (TERMINAL_STATUSES.has(o.status)) orders.delete(o.orderId);
   else {
-    const before = state.orders.get(u.orderId);
-    // Spelled out (not rest and spread): one object shape, the snapshot's, and no slow-path property definitions.
-    orders.set(u.orderId, {
-      symbol: u.symbol,
-      orderId: u.orderId,
-      price: u.price,
-      originalSize: u.originalSize,
-      size: u.size,
-      filledSize: u.filledSize,
-      vwap: u.vwap,
-      isBuy: u.isBuy,
-      maker: u.maker,
-      status: u.status,
-      timestamp: u.timestamp,
-      reduceOnly: before?.reduceOnly,
-      tif: before?.tif,
-    });
+    const before = state.orders.get(o.orderId);
+    // Updates do not carry reduce-only and time in force: the open-order report's values are kept.
+    const complete = before === undefined || (o.reduceOnly !== undefined && o.tif !== undefined);
+    orders.set(o.orderId, complete ? o : { ...o, reduceOnly: o.reduceOnly ?? before.reduceOnly, tif: o.tif ?? before.tif });
   }
   return { ...state, orders };
 }
 
-/** Folds one account message into `state`; before the first snapshot only a snapshot starts a state. */
-export function applyAccountData(user: string, state: AccountState | undefined, data: AccountData): AccountState | undefined {
-  if (data.type === 'accountSnapshot') return stateFromSnapshot(user, data);
+/** Folds one account update into `state`; before the first snapshot only a snapshot starts a state. */
+export function applyAccountUpdate(user: string, state: AccountState | undefined, update: AccountUpdate): AccountState | undefined {
+  if (update.kind === 'snapshot') return stateFromSnapshot(user, update.snapshot);
   if (!state) return undefined;
-  switch (data.type) {
-    case 'orderUpdate':
-      return withOrder(state, data);
-    case 'positionUpdate': {
+  switch (update.kind) {
+    case 'order':
+      return withOrder(state, update.order);
+    case 'position': {
+      const p = update.position;
       const positions = new Map(state.positions);
-      if (data.size === 0) positions.delete(data.symbol);
-      else {
-        const { symbol, size, price, realizedPnl, leverage, unrealizedPnl, liquidationPrice } = data;
-        positions.set(symbol, { symbol, size, price, realizedPnl, leverage, unrealizedPnl, liquidationPrice });
-      }
+      if (p.size === 0) positions.delete(p.symbol);
+      else positions.set(p.symbol, p);
       return { ...state, positions };
     }
-    case 'marginUpdate': {
-      const { type: _type, ...margin } = data;
-      return { ...state, margin };
-    }
-    case 'leverageUpdate': {
+    case 'margin':
+      return { ...state, margin: update.margin };
+    case 'leverage': {
       const leverage = new Map(state.leverage);
-      for (const l of data.leverage) leverage.set(l.symbol, l.leverage);
+      for (const l of update.leverage) leverage.set(l.symbol, l.leverage);
       return { ...state, leverage };
     }
     default:

@@ -1,46 +1,52 @@
 import { describe, expect, it } from 'vitest';
+import type { ClosedOrder, Fill, TerminalOrderStatus, VenueOrder } from '../../../src/core/account-data.js';
 import { KeyCounts } from '../../../src/account/dedupe.js';
-import { baselineOf, missedEvents } from '../../../src/account/reconcile.js';
-import { applyAccountData, type AccountState } from '../../../src/account/state.js';
-import type { Fill, OpenOrder, OrderHistoryEntry } from '../../../src/protocol/v1/account.js';
+import { baselineOf, missedEvents, type MissedEvent } from '../../../src/account/reconcile.js';
+import { applyAccountUpdate, type AccountState } from '../../../src/account/state.js';
 import { key } from '../../support/loopback-venue.js';
 
 const USER = key(1);
-const OTHER = key(2);
 const [A, B, C, OLD] = [key(0xa1), key(0xa2), key(0xa3), key(0xa4)];
 
-const open = (orderId: string, extra: Partial<OpenOrder> = {}): OpenOrder => ({
-  symbol: 'BTC-USD', orderId, price: 100, originalSize: 2, size: 2, filledSize: 0, vwap: 0, isBuy: true, maker: true, reduceOnly: false, tif: 'gtc', status: 'placed', timestamp: 10n, ...extra,
+const open = (orderId: string, extra: Partial<VenueOrder> = {}): VenueOrder => ({
+  orderId, symbol: 'BTC-USD', side: 'buy', price: 100, originalSize: 2, remainingSize: 2, filledSize: 0, avgFillPrice: 0, maker: true, status: 'placed', venueTimeNs: 10n, reason: undefined, reduceOnly: false, tif: 'GTC', ...extra,
 });
-const fill = (orderId: string, timestamp: bigint, amount = 1): Fill => ({
-  maker: USER, taker: OTHER, orderIdMaker: orderId, orderIdTaker: key(0xee), isBuy: false, symbol: 'BTC-USD', amount, price: 100, makerFee: 0.01, takerFee: 0.02, slot: 1n, timestamp,
+const fill = (orderId: string, venueTimeNs: bigint, size = 1): Fill => ({
+  symbol: 'BTC-USD', orderId, side: 'buy', price: 100, size, feeUsd: 0.01, maker: true, cause: 'trade', venueTimeNs,
 });
-const history = (orderId: string, status: OrderHistoryEntry['status'], executedSize: number, timestamp: bigint): OrderHistoryEntry => ({
-  orderId, symbol: 'BTC-USD', side: 'buy', orderType: 'limit', tif: 'gtc', price: 100, vwap: 100, originalSize: 2, executedSize, reduceOnly: false, status, reason: null, slot: 1n, timestamp,
+const history = (orderId: string, status: TerminalOrderStatus, filledSize: number, venueTimeNs: bigint): ClosedOrder => ({
+  orderId, symbol: 'BTC-USD', side: 'buy', orderType: 'limit', tif: 'GTC', price: 100, avgFillPrice: 100, originalSize: 2, filledSize, reduceOnly: false, status, reason: undefined, venueTimeNs,
 });
-const state = (...orders: OpenOrder[]): AccountState =>
-  applyAccountData(USER, undefined, { type: 'accountSnapshot', positions: [], openOrders: orders, marginSummary: { positions: [] }, settings: { maxLeverage: [] } })!;
+const state = (...orders: VenueOrder[]): AccountState =>
+  applyAccountUpdate(USER, undefined, { kind: 'snapshot', snapshot: { openOrders: orders, positions: [], collateral: [], leverage: [] } })!;
+const label = (e: MissedEvent) => {
+  const { orderId, venueTimeNs } = e.kind === 'order' ? e.order : e.fill;
+  return `${e.kind}:${orderId === A ? 'A' : orderId === B ? 'B' : 'C'}:${venueTimeNs}`;
+};
 
 describe('missedEvents', () => {
   it('emits terminal orders, new or changed open orders and fills since the baseline, oldest first, each once', () => {
-    const baseline = baselineOf(USER, [fill(OLD, 1n)], [history(OLD, 'filled', 2, 1n)]);
+    const baseline = baselineOf([fill(OLD, 1n)], [history(OLD, 'filled', 2, 1n)]);
     const seen = { orders: new KeyCounts(), fills: new KeyCounts() };
     seen.fills.add(`${A}:20:100:1`);
     const fills = [fill(A, 40n), fill(A, 30n), fill(A, 20n), fill(OLD, 1n)];
-    const hist = [history(A, 'cancelled', 3, 50n), history(OLD, 'filled', 2, 1n)];
-    const events = missedEvents(USER, state(open(A), open(B)), state(open(B, { status: 'working', filledSize: 1, size: 1, timestamp: 35n }), open(C, { timestamp: 45n })), fills, hist, baseline, seen);
-    expect(events.map((e) => `${e.type}:${e.orderId === A ? 'A' : e.orderId === B ? 'B' : 'C'}:${e.timestamp}`)).toEqual([
-      'fill:A:30', 'orderUpdate:B:35', 'fill:A:40', 'orderUpdate:C:45', 'orderUpdate:A:50',
-    ]);
-    expect(events.find((e) => e.type === 'fill')).toMatchObject({ maker: true, fee: 0.01, size: 1, price: 100 });
-    expect(missedEvents(USER, state(open(A), open(B)), state(open(B, { status: 'working', filledSize: 1, size: 1 }), open(C)), fills, hist, baseline, seen)).toEqual([]);
+    const hist = [history(A, 'cancelled', 1, 50n), history(OLD, 'filled', 2, 1n)];
+    const working = open(B, { status: 'working', filledSize: 1, remainingSize: 1, venueTimeNs: 35n });
+    const events = missedEvents(state(open(A), open(B)), state(working, open(C, { venueTimeNs: 45n })), fills, hist, baseline, seen);
+    expect(events.map(label)).toEqual(['fill:A:30', 'order:B:35', 'fill:A:40', 'order:C:45', 'order:A:50']);
+    expect(events.find((e) => e.kind === 'fill')).toEqual({ kind: 'fill', fill: fill(A, 30n) });
+    expect(events.at(-1)).toEqual({
+      kind: 'order',
+      order: { orderId: A, symbol: 'BTC-USD', side: 'buy', price: 100, originalSize: 2, remainingSize: 1, filledSize: 1, avgFillPrice: 100, maker: true, status: 'cancelled', venueTimeNs: 50n, reason: undefined, reduceOnly: false, tif: 'GTC' },
+    });
+    expect(missedEvents(state(open(A), open(B)), state(working, open(C)), fills, hist, baseline, seen)).toEqual([]);
   });
 
   it('keeps repeated identical fills apart by count', () => {
-    const baseline = baselineOf(USER, [], []);
+    const baseline = baselineOf([], []);
     const seen = { orders: new KeyCounts(), fills: new KeyCounts() };
     seen.fills.add(`${A}:20:100:1`);
-    const events = missedEvents(USER, state(), state(), [fill(A, 20n), fill(A, 20n), fill(A, 20n)], [], baseline, seen);
+    const events = missedEvents(state(), state(), [fill(A, 20n), fill(A, 20n), fill(A, 20n)], [], baseline, seen);
     expect(events).toHaveLength(2);
   });
 });
