@@ -2,15 +2,13 @@
 // Invariant: balance = deposits + Σ realized − Σ fees + Σ funding exactly, at any size; cost is the entry value of |lots|.
 
 import { unitsToUsd } from '../decimals.js';
-import type { Order } from './book.js';
-import type { Market } from './markets.js';
+import type { Account as AccountShape, Market, Order, OrderHistory, Position as PositionShape } from './model.js';
 import type { RecentSet, Ring } from './ring.js';
-import type { OrderHistory } from './history.js';
 import type { RowChain } from './rowlog.js';
 import type { ClosedPositionRow, FundingPaymentRow } from './types.js';
 
 /** One account's position in one market plus the open-order exposure and lifecycle statistics behind it. */
-export class Position {
+export class Position implements PositionShape {
   /** signed size in lots */
   lots = 0;
   /** entry value of |lots| in quote units (paid for a long, received for a short) */
@@ -56,7 +54,7 @@ export class Position {
   }
 }
 
-export class Account {
+export class Account implements AccountShape {
   /** all amounts in quote units */
   balance = 0n;
   deposits = 0n;

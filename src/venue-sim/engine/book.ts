@@ -1,9 +1,8 @@
 // Price-time priority limit book: per side a sorted array of price levels (best last), each a FIFO of orders.
 // Invariant: a level in the array holds at least one order; totalLots and count always equal the sum over its queue.
 
-import type { Account } from './accounts.js';
 import { ID_UNLOADED } from './idbytes.js';
-import type { Market } from './markets.js';
+import type { Account, BookSide as BookSideShape, Level as LevelShape, Market, Order as OrderShape } from './model.js';
 import type { OrderKind, OrderStatus } from './types.js';
 
 export const TIF_GTC = 0;
@@ -23,7 +22,7 @@ export const KIND_TEXT: readonly OrderKind[] = ['limit', 'market', 'trigger', 't
  * Live and terminal orders. Prices in ticks, sizes in lots; `filledValue` is Σ ticks × lots of its fills.
  * Objects are pooled: `init` gives a recycled order a new identity, so every field is reset there.
  */
-export class Order {
+export class Order implements OrderShape {
   id = '';
   cloid: string | null = null;
   isBuy = false;
@@ -123,7 +122,7 @@ export class Order {
   }
 }
 
-export class Level {
+export class Level implements LevelShape {
   totalLots = 0;
   count = 0;
   head: Order | null = null;
@@ -136,7 +135,7 @@ export class Level {
   ) {}
 }
 
-export class BookSide {
+export class BookSide implements BookSideShape {
   /** ascending by key; the best level is last */
   readonly levels: Level[] = [];
   /** the levels' keys, kept alongside so that a search reads one array instead of every level it passes */

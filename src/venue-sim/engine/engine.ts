@@ -2,11 +2,11 @@
 // triggers, liquidation), queries and the event log. Pure, synchronous and deterministic for a seed and clock.
 
 import { ConfigError, ValidationError } from '../../core/errors.js';
-import type { Account } from './accounts.js';
 import { fundingRate, payFunding, samplePremium, type FundingParams } from './funding.js';
 import { checkAccounts, liquidateQueued } from './liquidation.js';
 import { DEFAULT_MARKETS, Market } from './markets.js';
 import { cancelAll, cancelOrder, fireTriggers, placeOrder } from './matching.js';
+import type { Account } from './model.js';
 import * as q from './queries.js';
 import { State } from './state.js';
 import type {

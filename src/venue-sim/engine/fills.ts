@@ -1,10 +1,8 @@
 // Fills: one RowLog of 160-byte rows for all accounts, each fill written once and chained into both parties' newest rows.
 // Invariant: a row stays while the maker or the taker still keeps it; recording allocates nothing; query rows are built on demand.
 
-import type { Account } from './accounts.js';
-import type { Order } from './book.js';
 import type { IdBytes } from './idbytes.js';
-import type { Market } from './markets.js';
+import type { Account, Market, Order } from './model.js';
 import { RowChain, RowLog } from './rowlog.js';
 import type { FillRow } from './types.js';
 

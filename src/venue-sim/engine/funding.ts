@@ -2,8 +2,7 @@
 // Invariant: the payments of one funding event sum to exactly 0 quote units (bigint, exact at any size).
 
 import { unitsToUsd } from '../decimals.js';
-import type { Position } from './accounts.js';
-import type { Market } from './markets.js';
+import type { Market, Position } from './model.js';
 import { Ring } from './ring.js';
 import type { State } from './state.js';
 import type { FundingPaymentRow } from './types.js';

@@ -2,12 +2,11 @@
 // Invariant: an account keeps at most `limit` rows, newest replacing oldest; recording allocates nothing; query rows are built on demand.
 
 import { NON_TERMINAL_ORDER_STATUSES, TERMINAL_ORDER_STATUSES } from '../../core/intent.js';
-import { KIND_TEXT, TIF_TEXT, type Order } from './book.js';
-import type { Account } from './accounts.js';
+import { KIND_TEXT, TIF_TEXT } from './book.js';
 import type { IdBytes } from './idbytes.js';
+import type { Account, Market, Order, OrderHistory as OrderHistoryShape } from './model.js';
 import type { RecentIdFilter, RecentIds } from './recentids.js';
 import { RowChain, RowLog } from './rowlog.js';
-import type { Market } from './markets.js';
 import type { OrderHistoryRow, OrderStatus } from './types.js';
 
 /** Statuses by the code `statusCode` stores in a row (the specification's table order). */
@@ -161,7 +160,7 @@ export class OrderLog extends RowLog {
  * One account's newest `limit` terminal orders (rows of the OrderLog), with duplicate detection over the ids of
  * the newest `window`.
  */
-export class OrderHistory extends RowChain {
+export class OrderHistory extends RowChain implements OrderHistoryShape {
   private readonly recent: RecentIds | null;
 
   constructor(

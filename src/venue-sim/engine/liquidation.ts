@@ -2,10 +2,10 @@
 // Invariant: a liquidated account ends with no open orders and no positions; ADL trades at the mark price without fees.
 
 import { unitsToUsd } from '../decimals.js';
-import { computeRisk, type Account } from './accounts.js';
-import { KIND_MARKET, TIF_IOC, type Order } from './book.js';
+import { computeRisk } from './accounts.js';
+import { KIND_MARKET, TIF_IOC } from './book.js';
 import { hashId } from './orderindex.js';
-import type { Market } from './markets.js';
+import type { Account, Market, Order } from './model.js';
 import { match } from './matching.js';
 import type { State } from './state.js';
 import type { LiquidationEvent } from './types.js';

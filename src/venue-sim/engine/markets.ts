@@ -1,10 +1,11 @@
-// Market configuration: the default listing, decimal steps (tick, lot) and the compiled per-market state.
+// Market configuration: the default listing and the compiled per-market state (its tick and lot are Steps, see steps.ts).
 // Invariant: every price inside the engine is an integer count of ticks and every size an integer count of lots.
 
 import { ConfigError } from '../../core/errors.js';
 import { SYMBOL_PATTERN } from '../../core/types.js';
-import { BookSide, type Order } from './book.js';
-import type { Account } from './accounts.js';
+import { BookSide } from './book.js';
+import type { Account, BookSide as BookSideShape, Market as MarketShape, Order } from './model.js';
+import { MAX_COUNT, Step } from './steps.js';
 import type { MarketConfig, MarketInfo } from './types.js';
 
 export const HOUR_NS = 3_600_000_000_000n;
@@ -31,39 +32,7 @@ function market(symbol: string, tickSize: number, lotSize: number, maxLeverage: 
   };
 }
 
-const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
-
-/** A decimal step m × 10^-d (tick or lot) with exact conversions between values and step counts. */
-export class Step {
-  readonly mantissa: number;
-  readonly decimals: number;
-  readonly scale: number;
-
-  constructor(readonly value: number, key: string) {
-    if (!Number.isFinite(value) || value <= 0) throw new ConfigError(key, `must be a positive number, got ${value}`);
-    let d = 0;
-    while (d < 12 && Math.abs(Math.round(value * POW10[d]!) - value * POW10[d]!) > 1e-9 * value * POW10[d]!) d++;
-    if (d >= 12) throw new ConfigError(key, `must be a decimal with at most 11 places, got ${value}`);
-    this.decimals = d;
-    this.scale = POW10[d]!;
-    this.mantissa = Math.round(value * this.scale);
-  }
-
-  /** Step count of `x`, or -1 when x is not a non-negative exact multiple of the step (or too large). */
-  count(x: number): number {
-    if (!(x >= 0) || x > 1e15) return -1;
-    const n = Math.round(x * this.scale);
-    if (n / this.scale !== x) return -1;
-    if (this.mantissa === 1) return n <= MAX_COUNT ? n : -1;
-    const c = n / this.mantissa;
-    return Number.isInteger(c) && c <= MAX_COUNT ? c : -1;
-  }
-}
-
-/** Largest tick or lot count accepted (keeps every product below 2^53). */
-export const MAX_COUNT = 1e12;
-
-export class Market {
+export class Market implements MarketShape {
   readonly symbol: string;
   readonly tick: Step;
   readonly lot: Step;
@@ -71,8 +40,8 @@ export class Market {
   readonly unitsPerTickLot: number;
   /** the same, for exact ledger arithmetic */
   readonly unitsPerTickLotBig: bigint;
-  readonly bids = new BookSide(true);
-  readonly asks = new BookSide(false);
+  readonly bids: BookSideShape = new BookSide(true);
+  readonly asks: BookSideShape = new BookSide(false);
   /** parked trigger orders, in placement order */
   readonly triggers = new Set<Order>();
   /** accounts with a non-zero position here, in the order they opened */

@@ -7,13 +7,12 @@ import {
   KIND_MARKET,
   KIND_TRIGGER_LIMIT,
   KIND_TRIGGER_MARKET,
-  type Order,
   TIF_ALO,
   TIF_GTC,
   TIF_IOC,
 } from './book.js';
+import type { Market, Order } from './model.js';
 import { hashId } from './orderindex.js';
-import type { Market } from './markets.js';
 import type { State } from './state.js';
 import type { CancelItem, CloseReason, ItemStatus, PlaceOrderItem } from './types.js';
 

@@ -1,7 +1,7 @@
 // Live orders by id: open addressing on the order's precomputed hashId, so a lookup never hashes the whole id.
 // Invariant: at most half the slots are used; a used slot holds its order's (odd) idHash, a free one 0; deletion leaves no tombstone.
 
-import type { Order } from './book.js';
+import type { Order } from './model.js';
 
 /**
  * Cheap odd 32-bit hash of an id from its length and last 8 characters (wire ids are base58 of sha256: already

@@ -2,9 +2,9 @@
 // Invariant: queries never change state; history rows come newest first, at most historyLimit of each.
 
 import { unitsToUsd } from '../decimals.js';
-import { computeRisk, newRisk, type Account } from './accounts.js';
-import { TIF_TEXT, type Order } from './book.js';
-import type { Market } from './markets.js';
+import { computeRisk, newRisk } from './accounts.js';
+import { TIF_TEXT } from './book.js';
+import type { Account, Market, Order } from './model.js';
 import type { State } from './state.js';
 import type {
   BookLevelRow,

@@ -1,8 +1,14 @@
 // One append stream of fixed-width history rows for all accounts (typed arrays, ids as bytes), so writes stay sequential.
 // Invariant: a row is overwritten only once no account's history holds it (`held`, from the dense side array); rows never move.
 
-import type { Order } from './book.js';
 import { ID_BYTES, ID_LOADED, ID_UNLOADED, ID_WORDS, type IdBytes } from './idbytes.js';
+
+/** What copyId reads of an order: its id and the IdBytes entry it owns (`idState`: whether that entry holds the id yet). */
+interface IdSource {
+  readonly id: string;
+  readonly idEntry: number;
+  idState: number;
+}
 
 /** length byte of an id field whose id is kept in `long` */
 const LONG = 255;
@@ -82,7 +88,7 @@ export abstract class RowLog {
    * Copies the id of `o` into the ID_BYTES-byte field at byte offset `at` (a multiple of 4): by words from its
    * IdBytes entry, which is filled first when `reused` says the id will be copied again.
    */
-  copyId(at: number, o: Order, ids: IdBytes, reused: boolean): void {
+  copyId(at: number, o: IdSource, ids: IdBytes, reused: boolean): void {
     if (o.idState === ID_UNLOADED && reused) o.idState = ids.load(o.idEntry, o.id);
     if (o.idState !== ID_LOADED) {
       this.writeId(at, o.id);

@@ -2,13 +2,13 @@
 // Invariant: every status change of an order emits exactly one orderUpdate, in the order applied; ended orders' objects are reused.
 
 import { roundDiv, unitsToUsd } from '../decimals.js';
-import { Account, computeRisk, newRisk, type Position, type Risk } from './accounts.js';
-import { KIND_TEXT, Order, TIF_TEXT, type Level, type BookSide } from './book.js';
+import { Account, computeRisk, newRisk, type Risk } from './accounts.js';
+import { KIND_TEXT, Order, TIF_TEXT } from './book.js';
 import { Prng } from './ids.js';
-import type { Market } from './markets.js';
 import { FillLog } from './fills.js';
 import { OrderHistory, OrderLog } from './history.js';
 import { IdBytes } from './idbytes.js';
+import type { BookSide, Level, Market, Position } from './model.js';
 import { OrderIndex } from './orderindex.js';
 import { RecentIdFilter } from './recentids.js';
 import { RecentSet, Ring } from './ring.js';
