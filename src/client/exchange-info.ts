@@ -1,22 +1,4 @@
-// GET /exchangeInfo markets, read in both published shapes (an array, or `{symbols, markets: {SYM: market}}`).
-// Invariant: inbound, so unknown fields are ignored; tick and lot sizes are positive (no protocol schema exists yet).
+// Where the app and the strategy context still find the exchangeInfo row type (its schema moved to protocol/v1).
+// Invariant: nothing but this re-export; it goes once they read MarketRules (core/market-data.ts) instead.
 
-import { array, number, object, optional, record, transform, union, type Infer } from '../core/schema.js';
-import { symbolSchema } from '../core/types.js';
-
-export const marketInfoSchema = object({
-  symbol: symbolSchema,
-  /** Price step, USD. */
-  tickSize: number({ gt: 0 }),
-  /** Size step, base units. */
-  lotSize: number({ gt: 0 }),
-  /** Smallest order notional, USD. */
-  minNotional: optional(number({ min: 0 })),
-  maxLeverage: number({ gt: 0 }),
-});
-export type MarketInfo = Infer<typeof marketInfoSchema>;
-
-export const exchangeInfoSchema = union([
-  array(marketInfoSchema),
-  transform(object({ markets: record(marketInfoSchema) }), (v) => Object.values(v.markets)),
-]);
+export type { MarketInfo } from '../protocol/v1/exchange-info.js';

@@ -16,7 +16,7 @@ import { accountQuerySchema, type AccountQueryType, type AccountResponse } from 
 import { errorBodySchema } from '../protocol/v1/responses.js';
 import { bookSchema, type Book } from '../protocol/v1/stream.js';
 import { backoffDelayMs, type BackoffOptions } from '../core/backoff.js';
-import { exchangeInfoSchema, type MarketInfo } from './exchange-info.js';
+import { exchangeInfoSchema, type MarketInfo } from '../protocol/v1/exchange-info.js';
 import { RawHttpPool } from './raw-http.js';
 import { realSleep, RetryAfterGate, TokenBucket, type RateLimit, type Sleep } from './rate-limit.js';
 import { outcomeOf, type HttpAnswer, type SubmitOutcome } from './submit.js';

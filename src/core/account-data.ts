@@ -1,4 +1,4 @@
-// Account data in the framework's own vocabulary: orders as the venue reports them, fills, positions, margin, updates.
+// Account data in the framework's own vocabulary: orders as the venue reports them, fills, positions, margin, updates, action answers.
 // Invariants: prices USD, sizes base units, money `…Usd`, times `…Ns`; sides are the account's own; no wire shape here.
 
 import type { OrderStatus, Side } from './intent.js';
@@ -132,3 +132,19 @@ export type AccountUpdate =
   | { readonly kind: 'margin'; readonly margin: Margin }
   | { readonly kind: 'leverage'; readonly leverage: readonly { readonly symbol: string; readonly leverage: number }[] }
   | { readonly kind: 'liquidation'; readonly liquidation: Liquidation };
+
+/** One fact about one order from the venue's answer to an action. */
+export interface VenueOrderFact {
+  readonly orderId: string;
+  readonly status: OrderStatus;
+  /** Base units filled so far, when the answer says. */
+  readonly filledSize?: number | undefined;
+  readonly reason?: string | undefined;
+}
+
+/** What the venue answered for one item of an accepted action, in item order. */
+export type ItemResult =
+  | { readonly kind: 'order'; readonly fact: VenueOrderFact }
+  | { readonly kind: 'error'; readonly message: string }
+  /** An item that is not about an order (settings, agents, faucet) and succeeded. */
+  | { readonly kind: 'done' };

@@ -3,13 +3,14 @@
 // simulated exchange implement it alike; submits never throw for venue or transport failures (three outcomes).
 
 import type { Observable, SchedulerLike } from 'rxjs';
-import type { AccountUpdate, ClosedOrder, Fill, VenueOrder } from '../core/account-data.js';
+import type { AccountUpdate, ClosedOrder, Fill, ItemResult, VenueOrder } from '../core/account-data.js';
 import type { Clock } from '../core/clock.js';
-import type { OrderStatus } from '../core/intent.js';
 import type { Logger } from '../core/logger.js';
 import type { BookUpdate, MarketRules, Ticker, Trade } from '../core/market-data.js';
 import type { Rehearsal } from '../latency/rehearsal.js';
 import type { SignedRequest } from '../protocol/sign.js';
+
+export type { ItemResult, VenueOrderFact } from '../core/account-data.js';
 
 /** Market data by symbol. Streams are hot and ref-counted: the venue is subscribed while someone listens. */
 export interface MarketDataSource {
@@ -35,22 +36,6 @@ export interface AccountDataSource {
   /** The account's recently ended orders (a bounded history). */
   orderHistory(account: string): Promise<readonly ClosedOrder[]>;
 }
-
-/** One fact about one order from the venue's answer to an action. */
-export interface VenueOrderFact {
-  readonly orderId: string;
-  readonly status: OrderStatus;
-  /** Base units filled so far, when the answer says. */
-  readonly filledSize?: number | undefined;
-  readonly reason?: string | undefined;
-}
-
-/** What the venue answered for one item of an accepted action, in item order. */
-export type ItemResult =
-  | { readonly kind: 'order'; readonly fact: VenueOrderFact }
-  | { readonly kind: 'error'; readonly message: string }
-  /** An item that is not about an order (settings, agents, faucet) and succeeded. */
-  | { readonly kind: 'done' };
 
 /** The three outcomes of sending one signed action. */
 export type SubmitOutcome =
