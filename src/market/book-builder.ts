@@ -2,7 +2,7 @@
 // Invariants: nothing is emitted between a rebuild request and the next snapshot; deltas before a snapshot are dropped.
 
 import { Observable } from 'rxjs';
-import type { Book } from '../protocol/v1/stream.js';
+import type { BookUpdate } from '../core/market-data.js';
 import { L2Book } from './book.js';
 
 export type RebuildReason = 'crossed' | 'mismatch';
@@ -19,13 +19,13 @@ export interface BookBuilderStats {
 
 export interface BookBuilderOptions {
   symbol: string;
-  /** Snapshots (from `l2snapshot` or `/l2book`) to compare the book with. */
-  checks$: Observable<Book>;
-  /** Levels per side the checks carry (`nlevels`); Infinity when they carry the whole book. */
+  /** Snapshots of the venue's book (queried) to compare the book with. */
+  checks$: Observable<BookUpdate>;
+  /** Levels per side the checks carry; Infinity when they carry the whole book. */
   checkDepth: number;
   /** Consecutive mismatching checks that trigger a rebuild (one may race a delta in flight). Default 2. */
   mismatchesBeforeRebuild?: number;
-  /** Called when the book must be rebuilt: subscribe the delta topic again so a snapshot comes first. */
+  /** Called when the book must be rebuilt: ask the venue for a fresh snapshot (it comes next on the updates). */
   onRebuild: (reason: RebuildReason) => void;
   /** Counters to update (for metrics); a fresh object when omitted. */
   stats?: BookBuilderStats;
@@ -35,8 +35,8 @@ export function newBookBuilderStats(): BookBuilderStats {
   return { snapshots: 0, deltas: 0, dropped: 0, checks: 0, mismatches: 0, rebuilds: { crossed: 0, mismatch: 0 } };
 }
 
-/** Builds the book of `opts.symbol` from the `l2delta` payloads of `messages$`. */
-export function buildBook(messages$: Observable<Book>, opts: BookBuilderOptions): Observable<L2Book> {
+/** Builds the book of `opts.symbol` from its updates (snapshots and deltas, in arrival order). */
+export function buildBook(updates$: Observable<BookUpdate>, opts: BookBuilderOptions): Observable<L2Book> {
   return new Observable<L2Book>((subscriber) => {
     const stats = opts.stats ?? newBookBuilderStats();
     const threshold = opts.mismatchesBeforeRebuild ?? 2;
@@ -49,10 +49,10 @@ export function buildBook(messages$: Observable<Book>, opts: BookBuilderOptions)
       stats.rebuilds[reason]++;
       opts.onRebuild(reason);
     };
-    const onMessage = (m: Book) => {
-      if (m.updateType === 'snapshot') {
+    const onUpdate = (u: BookUpdate) => {
+      if (u.kind === 'snapshot') {
         stats.snapshots++;
-        book.applySnapshot(m.levels, m.timestamp);
+        book.apply(u);
         ready = true;
         mismatches = 0;
         subscriber.next(book);
@@ -63,14 +63,14 @@ export function buildBook(messages$: Observable<Book>, opts: BookBuilderOptions)
         return;
       }
       stats.deltas++;
-      book.applyDelta(m.levels, m.timestamp);
+      book.apply(u);
       if (book.isCrossed()) return rebuild('crossed');
       subscriber.next(book);
     };
-    const onCheck = (snapshot: Book) => {
+    const onCheck = (snapshot: BookUpdate) => {
       if (!ready) return;
       stats.checks++;
-      if (book.matches(snapshot.levels, opts.checkDepth)) {
+      if (book.matches(snapshot, opts.checkDepth)) {
         mismatches = 0;
         return;
       }
@@ -78,10 +78,10 @@ export function buildBook(messages$: Observable<Book>, opts: BookBuilderOptions)
       if (++mismatches >= threshold) rebuild('mismatch');
     };
     const checks = opts.checks$.subscribe({ next: onCheck, error: (e) => subscriber.error(e) });
-    const messages = messages$.subscribe({ next: onMessage, error: (e) => subscriber.error(e), complete: () => subscriber.complete() });
+    const updates = updates$.subscribe({ next: onUpdate, error: (e) => subscriber.error(e), complete: () => subscriber.complete() });
     return () => {
       checks.unsubscribe();
-      messages.unsubscribe();
+      updates.unsubscribe();
     };
   });
 }

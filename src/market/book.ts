@@ -1,42 +1,39 @@
 // A fast L2 order book: price levels per side kept sorted in one interleaved typed array, best level last (O(1)).
 // Invariants: no level with size 0 is stored; keys strictly increase within a side; `version` grows by one per change.
 
-/** One price level as the wire writes it: price, size (0 deletes), order count. */
-export interface Level {
-  readonly px: number;
-  readonly sz: number;
-  readonly n: number;
-}
+import type { BookLevel, BookUpdate } from '../core/market-data.js';
 
 export type BookSide = 'bid' | 'ask';
 
-/** The two sides best first, as `/l2book` and `l2snapshot` carry them. */
-export type Levels = readonly [readonly Level[], readonly Level[]];
+/** The two sides of a book, each best first (any order is accepted where a whole side is applied). */
+export type BookSides = Pick<BookUpdate, 'bids' | 'asks'>;
 
 /** A read-only view of a book (what book$ emits). */
 export interface BookView {
   readonly symbol: string;
   /** Increments on every applied snapshot or delta. */
   readonly version: number;
-  /** Venue timestamp of the last applied message, epoch ms. */
-  readonly timestamp: number;
-  bestBid(): Level | undefined;
-  bestAsk(): Level | undefined;
+  /** The venue's time of the last applied update, epoch ms. */
+  readonly venueTimeMs: number;
+  /** When the bytes of the last applied update arrived, ns of the session clock (0n before any). */
+  readonly arrivalNs: bigint;
+  bestBid(): BookLevel | undefined;
+  bestAsk(): BookLevel | undefined;
   /** Levels on a side. */
   depth(side: BookSide): number;
   /** Up to `n` levels of a side, best first (a copy). */
-  levels(side: BookSide, n?: number): Level[];
+  levels(side: BookSide, n?: number): BookLevel[];
   /** True when both sides exist and the best bid is at or above the best ask. */
   isCrossed(): boolean;
   /** Both sides best first, up to `n` levels each (a copy that later changes do not touch). */
-  snapshot(n?: number): { bids: Level[]; asks: Level[] };
+  snapshot(n?: number): { bids: BookLevel[]; asks: BookLevel[] };
 }
 
 const INITIAL_CAPACITY = 64;
 /** Slots per level in the interleaved array: key, size, count (one copyWithin moves a whole level). */
 const STRIDE = 3;
 
-/** One side: keys are `sign · px` in ascending order, so the best price is always last. */
+/** One side: keys are `sign · price` in ascending order, so the best price is always last. */
 class Side {
   data = new Float64Array(INITIAL_CAPACITY * STRIDE);
   length = 0;
@@ -45,12 +42,17 @@ class Side {
 
   constructor(readonly sign: 1 | -1) {}
 
-  clear(): void {
+  /** Replaces the side by `levels`; best first (the usual order) makes every insert an append. */
+  replace(levels: readonly BookLevel[]): void {
     this.length = 0;
+    for (let i = levels.length - 1; i >= 0; i--) {
+      const l = levels[i]!;
+      this.set(l.price, l.size, l.orders);
+    }
   }
 
-  set(px: number, sz: number, n: number): void {
-    const k = this.sign * px;
+  set(price: number, size: number, orders: number): void {
+    const k = this.sign * price;
     const data = this.data;
     let lo = 0;
     let hi = this.length;
@@ -61,18 +63,26 @@ class Side {
     }
     const at = lo * STRIDE;
     if (lo < this.length && data[at] === k) {
-      if (sz === 0) this.remove(at);
+      if (size === 0) this.remove(at);
       else {
-        data[at + 1] = sz;
-        data[at + 2] = n;
+        data[at + 1] = size;
+        data[at + 2] = orders;
       }
-    } else if (sz !== 0) this.insert(at, k, sz, n);
+    } else if (size !== 0) this.insert(at, k, size, orders);
     else this.missingDeletes++;
   }
 
-  level(i: number): Level {
+  /** Sets every level of `levels` in order (size 0 deletes). */
+  change(levels: readonly BookLevel[]): void {
+    for (let i = 0; i < levels.length; i++) {
+      const l = levels[i]!;
+      this.set(l.price, l.size, l.orders);
+    }
+  }
+
+  level(i: number): BookLevel {
     const at = i * STRIDE;
-    return { px: this.sign * this.data[at]!, sz: this.data[at + 1]!, n: this.data[at + 2]! };
+    return { price: this.sign * this.data[at]!, size: this.data[at + 1]!, orders: this.data[at + 2]! };
   }
 
   bestKey(): number {
@@ -80,24 +90,24 @@ class Side {
   }
 
   /** Up to `n` levels, best first. */
-  top(n: number): Level[] {
-    const out: Level[] = [];
+  top(n: number): BookLevel[] {
+    const out: BookLevel[] = [];
     for (let i = this.length - 1; i >= 0 && out.length < n; i--) out.push(this.level(i));
     return out;
   }
 
-  /** True when the side equals `wire` (best first): all of it if shorter than `depth`, else its first `depth` levels. */
-  matches(wire: readonly Level[], depth: number): boolean {
-    if (wire.length < depth ? this.length !== wire.length : this.length < wire.length) return false;
-    for (let j = 0; j < wire.length; j++) {
+  /** True when the side equals `other` (best first): all of it if shorter than `depth`, else its first `depth` levels. */
+  matches(other: readonly BookLevel[], depth: number): boolean {
+    if (other.length < depth ? this.length !== other.length : this.length < other.length) return false;
+    for (let j = 0; j < other.length; j++) {
       const at = (this.length - 1 - j) * STRIDE;
-      const w = wire[j]!;
-      if (this.data[at] !== this.sign * w.px || this.data[at + 1] !== w.sz) return false;
+      const l = other[j]!;
+      if (this.data[at] !== this.sign * l.price || this.data[at + 1] !== l.size) return false;
     }
     return true;
   }
 
-  private insert(at: number, k: number, sz: number, n: number): void {
+  private insert(at: number, k: number, size: number, orders: number): void {
     const end = this.length * STRIDE;
     if (end === this.data.length) {
       const grown = new Float64Array(this.data.length * 2);
@@ -106,8 +116,8 @@ class Side {
     }
     if (at < end) this.data.copyWithin(at + STRIDE, at, end);
     this.data[at] = k;
-    this.data[at + 1] = sz;
-    this.data[at + 2] = n;
+    this.data[at + 1] = size;
+    this.data[at + 2] = orders;
     this.length++;
   }
 
@@ -121,33 +131,28 @@ export class L2Book implements BookView {
   private readonly bids = new Side(1);
   private readonly asks = new Side(-1);
   version = 0;
-  timestamp = 0;
+  venueTimeMs = 0;
+  arrivalNs = 0n;
 
   constructor(readonly symbol: string) {}
 
-  /** Replaces the whole book with `levels` (each side best first; any order is accepted). */
-  applySnapshot(levels: Levels, timestamp: number): void {
-    this.bids.clear();
-    this.asks.clear();
-    const [bids, asks] = levels;
-    for (let i = bids.length - 1; i >= 0; i--) this.bids.set(bids[i]!.px, bids[i]!.sz, bids[i]!.n);
-    for (let i = asks.length - 1; i >= 0; i--) this.asks.set(asks[i]!.px, asks[i]!.sz, asks[i]!.n);
-    this.timestamp = timestamp;
-    this.version++;
-  }
-
-  /** Applies changed levels (size 0 deletes the level). */
-  applyDelta(levels: Levels, timestamp: number): void {
-    const [bids, asks] = levels;
-    for (let i = 0; i < bids.length; i++) this.bids.set(bids[i]!.px, bids[i]!.sz, bids[i]!.n);
-    for (let i = 0; i < asks.length; i++) this.asks.set(asks[i]!.px, asks[i]!.sz, asks[i]!.n);
-    this.timestamp = timestamp;
+  /** Applies `update`: a snapshot replaces the whole book (levels in any order), a delta changes the levels it names (size 0 deletes). */
+  apply(update: BookUpdate): void {
+    if (update.kind === 'snapshot') {
+      this.bids.replace(update.bids);
+      this.asks.replace(update.asks);
+    } else {
+      this.bids.change(update.bids);
+      this.asks.change(update.asks);
+    }
+    this.venueTimeMs = update.venueTimeMs;
+    this.arrivalNs = update.arrivalNs;
     this.version++;
   }
 
   /** Sets one level (size 0 deletes it). */
-  setLevel(side: BookSide, px: number, sz: number, n = 0): void {
-    (side === 'bid' ? this.bids : this.asks).set(px, sz, n);
+  setLevel(side: BookSide, price: number, size: number, orders = 0): void {
+    (side === 'bid' ? this.bids : this.asks).set(price, size, orders);
     this.version++;
   }
 
@@ -156,11 +161,11 @@ export class L2Book implements BookView {
     return this.bids.missingDeletes + this.asks.missingDeletes;
   }
 
-  bestBid(): Level | undefined {
+  bestBid(): BookLevel | undefined {
     return this.bids.length ? this.bids.level(this.bids.length - 1) : undefined;
   }
 
-  bestAsk(): Level | undefined {
+  bestAsk(): BookLevel | undefined {
     return this.asks.length ? this.asks.level(this.asks.length - 1) : undefined;
   }
 
@@ -168,7 +173,7 @@ export class L2Book implements BookView {
     return (side === 'bid' ? this.bids : this.asks).length;
   }
 
-  levels(side: BookSide, n = Infinity): Level[] {
+  levels(side: BookSide, n = Infinity): BookLevel[] {
     return (side === 'bid' ? this.bids : this.asks).top(n);
   }
 
@@ -176,7 +181,7 @@ export class L2Book implements BookView {
     return this.bids.length > 0 && this.asks.length > 0 && this.bids.bestKey() >= -this.asks.bestKey();
   }
 
-  snapshot(n = Infinity): { bids: Level[]; asks: Level[] } {
+  snapshot(n = Infinity): { bids: BookLevel[]; asks: BookLevel[] } {
     return { bids: this.bids.top(n), asks: this.asks.top(n) };
   }
 
@@ -184,7 +189,7 @@ export class L2Book implements BookView {
    * True when the book equals a venue snapshot taken with `depth` levels per side: a side shorter than
    * `depth` must match entirely, a full one on its first `depth` levels. Prices and sizes compare exactly.
    */
-  matches(levels: Levels, depth = Infinity): boolean {
-    return this.bids.matches(levels[0], depth) && this.asks.matches(levels[1], depth);
+  matches(sides: BookSides, depth = Infinity): boolean {
+    return this.bids.matches(sides.bids, depth) && this.asks.matches(sides.asks, depth);
   }
 }

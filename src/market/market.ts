@@ -1,19 +1,16 @@
-// The market observables book$, trades$, ticker$, frontendContext$, risk$: hot, ref-counted, over a StreamSource.
+// The market observables book$, trades$, ticker$: hot, ref-counted, over the venue port's MarketDataSource.
 // Invariants: stores are updated before emission and replayed to late subscribers; book$ conflates per subscriber.
 
-import { asyncScheduler, auditTime, catchError, EMPTY, exhaustMap, filter, from, interval, map, mergeMap, NEVER, Observable, share, type SchedulerLike } from 'rxjs';
-import type { StreamSource } from '../client/ws-pool.js';
-import { topicOf } from '../client/ws-connection.js';
+import { asyncScheduler, catchError, EMPTY, exhaustMap, from, interval, NEVER, Observable, share, type SchedulerLike } from 'rxjs';
+import type { BookUpdate, Ticker, Trade } from '../core/market-data.js';
 import { conflate, multicast } from '../core/rx.js';
-import type { Book, MarketContext, Risk, StreamMessage, Ticker, Trade } from '../protocol/v1/stream.js';
+import type { MarketDataSource } from '../venue/port.js';
 import type { BookView } from './book.js';
 import { buildBook, newBookBuilderStats, type BookBuilderStats } from './book-builder.js';
 
 export interface MarketStreamsOptions {
-  source: StreamSource;
-  /** HTTP snapshot for the cross-check (e.g. `http.l2book`); without it the `l2snapshot` topic is used. */
-  l2book?: (symbol: string, nlevels: number) => Promise<Book>;
-  /** Period of the book cross-check, ms; 0 turns the cross-check off. Default 10 000. */
+  source: MarketDataSource;
+  /** Period of the book cross-check against `source.bookSnapshot`, ms; 0 turns the cross-check off. Default 10 000. */
   crossCheckMs?: number;
   /** Levels per side compared by the cross-check. Default 50. */
   checkDepth?: number;
@@ -25,15 +22,8 @@ export interface MarketStreamsOptions {
   conflateScheduler?: SchedulerLike;
 }
 
-type MessageOf<T extends StreamMessage['type']> = Extract<StreamMessage, { type: T }>;
-
-function ofType<T extends StreamMessage['type']>(type: T) {
-  return filter((m: StreamMessage): m is MessageOf<T> => m.type === type);
-}
-
-/** Per symbol: its delta topic, the book builder's counters and the stream (replaying the latest book to a new subscriber). */
+/** Per symbol: the book builder's counters and the stream (replaying the latest book to a new subscriber). */
 interface BookEntry {
-  readonly topic: string;
   readonly stats: BookBuilderStats;
   readonly stream: Observable<BookView>;
 }
@@ -62,30 +52,19 @@ export class MarketStreams {
   bookChanges$(symbol: string): Observable<BookView> {
     let entry = this.books.get(symbol);
     if (!entry) {
-      const topic = topicOf({ type: 'l2Delta', symbol });
+      const source = this.opts.source;
       const stats = newBookBuilderStats();
-      const payloads = new Observable<Book>((subscriber) =>
-        this.opts.source.topic$({ type: 'l2Delta', symbol }).subscribe((m) => {
-          if (m.type === 'l2Delta') subscriber.next(m.data.book);
-        }),
-      );
-      const shared = buildBook(payloads, {
+      const stream = buildBook(source.book$(symbol), {
         symbol,
         checks$: this.checks$(symbol),
         checkDepth: this.opts.checkDepth ?? 50,
         mismatchesBeforeRebuild: this.opts.mismatchesBeforeRebuild,
-        onRebuild: () => this.opts.source.resubscribe(topic),
+        onRebuild: () => source.resyncBook(symbol),
         stats,
       }).pipe(latest());
-      this.books.set(symbol, (entry = { topic, stats, stream: shared }));
+      this.books.set(symbol, (entry = { stats, stream }));
     }
     return entry.stream;
-  }
-
-  /** Decodes the last book frame of `symbol` again, changing no book (keep-warm dry runs; see StreamSource.warm). */
-  warm(symbol: string): void {
-    const entry = this.books.get(symbol);
-    if (entry) this.opts.source.warm?.(entry.topic);
   }
 
   /** Counters of the book builder of `symbol` (snapshots, deltas, checks, mismatches, rebuilds). */
@@ -95,44 +74,11 @@ export class MarketStreams {
 
   /** Public trades of `symbol`, one emission per trade. */
   trades$(symbol: string): Observable<Trade> {
-    return this.memo(`trades.${symbol}`, () =>
-      this.opts.source.topic$({ type: 'trades', symbol }).pipe(
-        ofType('trades'),
-        mergeMap((m) => m.data.trades),
-        share(),
-      ),
-    );
+    return this.memo(`trades.${symbol}`, () => this.opts.source.trades$(symbol).pipe(share()));
   }
 
   ticker$(symbol: string): Observable<Ticker> {
-    return this.memo(`ticker.${symbol}`, () =>
-      this.opts.source.topic$({ type: 'ticker', symbol }).pipe(
-        ofType('ticker'),
-        map((m) => m.data.ticker),
-        latest(),
-      ),
-    );
-  }
-
-  /** The summary of every market (the venue pushes it every 2 s). */
-  frontendContext$(): Observable<MarketContext[]> {
-    return this.memo('frontendContext', () =>
-      this.opts.source.topic$({ type: 'frontendContext' }).pipe(
-        ofType('frontendContext'),
-        map((m) => m.data.ctx),
-        latest(),
-      ),
-    );
-  }
-
-  risk$(symbol: string): Observable<Risk> {
-    return this.memo(`risk.${symbol}`, () =>
-      this.opts.source.topic$({ type: 'risk', symbol }).pipe(
-        ofType('risk'),
-        map((m) => m.data.risk),
-        latest(),
-      ),
-    );
+    return this.memo(`ticker.${symbol}`, () => this.opts.source.ticker$(symbol).pipe(latest()));
   }
 
   private memo<T>(key: string, make: () => Observable<T>): Observable<T> {
@@ -144,19 +90,12 @@ export class MarketStreams {
     return stream;
   }
 
-  /** Snapshots to compare the book with: `/l2book` every crossCheckMs, else the `l2snapshot` topic at that pace. */
-  private checks$(symbol: string): Observable<Book> {
+  /** The venue's book queried every crossCheckMs (a failed query skips that check). */
+  private checks$(symbol: string): Observable<BookUpdate> {
     const periodMs = this.opts.crossCheckMs ?? 10_000;
-    const depth = this.opts.checkDepth ?? 50;
-    const l2book = this.opts.l2book;
     if (periodMs === 0) return NEVER;
-    if (l2book) {
-      return interval(periodMs, this.scheduler).pipe(exhaustMap(() => from(l2book(symbol, depth)).pipe(catchError(() => EMPTY))));
-    }
-    return this.opts.source.topic$({ type: 'l2Snapshot', symbol, nlevels: depth }).pipe(
-      ofType('l2Snapshot'),
-      map((m) => m.data.book),
-      auditTime(periodMs, this.scheduler),
-    );
+    const depth = this.opts.checkDepth ?? 50;
+    const source = this.opts.source;
+    return interval(periodMs, this.scheduler).pipe(exhaustMap(() => from(source.bookSnapshot(symbol, depth)).pipe(catchError(() => EMPTY))));
   }
 }

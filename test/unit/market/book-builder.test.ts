@@ -1,22 +1,21 @@
 import { map, NEVER, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
+import type { BookLevel, BookUpdate } from '../../../src/core/market-data.js';
 import { buildBook, type RebuildReason } from '../../../src/market/book-builder.js';
-import type { Book, BookLevel } from '../../../src/protocol/v1/stream.js';
 
-const lv = (px: number, sz: number): BookLevel => ({ px, sz, n: 0 });
-const SNAP: Book = { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[lv(100, 1)], [lv(101, 1)]], timestamp: 1 };
-const SNAP2: Book = { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[lv(90, 1)], [lv(91, 1)]], timestamp: 9 };
-const MESSAGES: Record<string, Book> = {
-  s: SNAP,
-  t: SNAP2,
-  d: { updateType: 'delta', symbol: 'BTC-USD', levels: [[lv(100, 3)], []], timestamp: 2 },
-  e: { updateType: 'delta', symbol: 'BTC-USD', levels: [[], [lv(102, 2)]], timestamp: 3 },
-  x: { updateType: 'delta', symbol: 'BTC-USD', levels: [[lv(105, 1)], []], timestamp: 4 },
+const lv = (price: number, size: number): BookLevel => ({ price, size, orders: 0 });
+const up = (kind: BookUpdate['kind'], bids: BookLevel[], asks: BookLevel[], venueTimeMs: number): BookUpdate => ({ kind, symbol: 'BTC-USD', bids, asks, venueTimeMs, arrivalNs: 0n });
+const UPDATES: Record<string, BookUpdate> = {
+  s: up('snapshot', [lv(100, 1)], [lv(101, 1)], 1),
+  t: up('snapshot', [lv(90, 1)], [lv(91, 1)], 9),
+  d: up('delta', [lv(100, 3)], [], 2),
+  e: up('delta', [], [lv(102, 2)], 3),
+  x: up('delta', [lv(105, 1)], [], 4),
 };
-const CHECKS: Record<string, Book> = {
-  g: { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[lv(100, 3)], [lv(101, 1), lv(102, 2)]], timestamp: 5 },
-  b: { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[lv(100, 7)], [lv(101, 1)]], timestamp: 5 },
+const CHECKS: Record<string, BookUpdate> = {
+  g: up('snapshot', [lv(100, 3)], [lv(101, 1), lv(102, 2)], 5),
+  b: up('snapshot', [lv(100, 7)], [lv(101, 1)], 5),
 };
 
 function marbles(frames: [number, string][]): { marble: string; values: Record<string, string> } {
@@ -33,14 +32,14 @@ function marbles(frames: [number, string][]): { marble: string; values: Record<s
   return { marble: parts.join(' '), values };
 }
 
-function expectBooks(messages: string, checks: string, frames: [number, string][], rebuilds: RebuildReason[] = []) {
+function expectBooks(updates: string, checks: string, frames: [number, string][], rebuilds: RebuildReason[] = []) {
   const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
   const asked: RebuildReason[] = [];
   ts.run(({ hot, expectObservable }) => {
-    const checks$: Observable<Book> = checks ? hot(checks, CHECKS) : NEVER;
-    const books = buildBook(hot(messages, MESSAGES), { symbol: 'BTC-USD', checks$, checkDepth: 50, onRebuild: (r) => asked.push(r) });
+    const checks$: Observable<BookUpdate> = checks ? hot(checks, CHECKS) : NEVER;
+    const books = buildBook(hot(updates, UPDATES), { symbol: 'BTC-USD', checks$, checkDepth: 50, onRebuild: (r) => asked.push(r) });
     const { marble, values } = marbles(frames);
-    expectObservable(books.pipe(map((b) => `${b.version}:${b.bestBid()?.px}/${b.bestAsk()?.px}`))).toBe(marble, values);
+    expectObservable(books.pipe(map((b) => `${b.version}:${b.bestBid()?.price}/${b.bestAsk()?.price}`))).toBe(marble, values);
   });
   expect(asked).toEqual(rebuilds);
 }

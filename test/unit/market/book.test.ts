@@ -1,35 +1,49 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { L2Book, type Level, type Levels } from '../../../src/market/book.js';
+import type { BookLevel, BookUpdate } from '../../../src/core/market-data.js';
+import { L2Book } from '../../../src/market/book.js';
 
-const lv = (px: number, sz: number, n = 1): Level => ({ px, sz, n });
+const lv = (price: number, size: number, orders = 1): BookLevel => ({ price, size, orders });
+
+function update(kind: BookUpdate['kind'], bids: BookLevel[], asks: BookLevel[], venueTimeMs = 1, arrivalNs = 0n): BookUpdate {
+  return { kind, symbol: 'BTC-USD', bids, asks, venueTimeMs, arrivalNs };
+}
 
 describe('L2Book', () => {
   it('applies a snapshot (any order) and keeps each side sorted best first', () => {
     const b = new L2Book('BTC-USD');
-    b.applySnapshot([[lv(99, 1), lv(100, 2), lv(98, 3)], [lv(102, 1), lv(101, 4)]], 5);
+    b.apply(update('snapshot', [lv(99, 1), lv(100, 2), lv(98, 3)], [lv(102, 1), lv(101, 4)], 5, 77n));
     expect(b.bestBid()).toEqual(lv(100, 2));
     expect(b.bestAsk()).toEqual(lv(101, 4));
-    expect(b.levels('bid').map((l) => l.px)).toEqual([100, 99, 98]);
+    expect(b.levels('bid').map((l) => l.price)).toEqual([100, 99, 98]);
     expect(b.levels('ask', 1)).toEqual([lv(101, 4)]);
-    expect(b.timestamp).toBe(5);
+    expect(b.venueTimeMs).toBe(5);
+    expect(b.arrivalNs).toBe(77n);
     expect(b.version).toBe(1);
   });
 
   it('updates, inserts and deletes levels (size 0 deletes; deleting a missing level is counted)', () => {
     const b = new L2Book('BTC-USD');
-    b.applySnapshot([[lv(100, 1)], [lv(101, 1)]], 1);
-    b.applyDelta([[lv(100, 5, 0), lv(99.5, 2, 0)], []], 2);
-    b.applyDelta([[], [lv(101, 0, 0), lv(100.5, 3, 0)]], 3);
-    b.applyDelta([[lv(42, 0, 0)], []], 4);
+    b.apply(update('snapshot', [lv(100, 1)], [lv(101, 1)]));
+    b.apply(update('delta', [lv(100, 5, 0), lv(99.5, 2, 0)], [], 2, 20n));
+    b.apply(update('delta', [], [lv(101, 0, 0), lv(100.5, 3, 0)], 3, 30n));
+    b.apply(update('delta', [lv(42, 0, 0)], [], 4, 40n));
     expect(b.snapshot()).toEqual({ bids: [lv(100, 5, 0), lv(99.5, 2, 0)], asks: [lv(100.5, 3, 0)] });
     expect(b.missingDeletes).toBe(1);
     expect(b.version).toBe(4);
+    expect([b.venueTimeMs, b.arrivalNs]).toEqual([4, 40n]);
+  });
+
+  it('a snapshot replaces every level of both sides', () => {
+    const b = new L2Book('BTC-USD');
+    b.apply(update('snapshot', [lv(100, 1), lv(99, 1)], [lv(101, 1)]));
+    b.apply(update('snapshot', [lv(90, 2)], []));
+    expect(b.snapshot()).toEqual({ bids: [lv(90, 2)], asks: [] });
   });
 
   it('detects a crossed (or locked) book', () => {
     const b = new L2Book('BTC-USD');
-    b.applySnapshot([[lv(100, 1)], [lv(101, 1)]], 1);
+    b.apply(update('snapshot', [lv(100, 1)], [lv(101, 1)]));
     expect(b.isCrossed()).toBe(false);
     b.setLevel('bid', 101, 1);
     expect(b.isCrossed()).toBe(true);
@@ -40,28 +54,28 @@ describe('L2Book', () => {
 
   it('compares with a venue snapshot of a given depth', () => {
     const b = new L2Book('BTC-USD');
-    b.applySnapshot([[lv(100, 1), lv(99, 1), lv(98, 1)], [lv(101, 1)]], 1);
-    const top2: Levels = [[lv(100, 1), lv(99, 1)], [lv(101, 1)]];
+    b.apply(update('snapshot', [lv(100, 1), lv(99, 1), lv(98, 1)], [lv(101, 1)]));
+    const top2 = { bids: [lv(100, 1), lv(99, 1)], asks: [lv(101, 1)] };
     expect(b.matches(top2, 2)).toBe(true);
     expect(b.matches(top2)).toBe(false);
-    expect(b.matches([[lv(100, 1), lv(99, 2)], [lv(101, 1)]], 2)).toBe(false);
-    expect(b.matches([[lv(100, 1), lv(99, 1), lv(98, 1)], [lv(101, 1)]])).toBe(true);
+    expect(b.matches({ bids: [lv(100, 1), lv(99, 2)], asks: [lv(101, 1)] }, 2)).toBe(false);
+    expect(b.matches({ bids: [lv(100, 1), lv(99, 1), lv(98, 1)], asks: [lv(101, 1)] })).toBe(true);
   });
 
   it('equals a naive map model after any sequence of level changes (property)', () => {
-    const change = fc.record({ bid: fc.boolean(), px: fc.integer({ min: 1, max: 300 }), sz: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 9 })) });
+    const change = fc.record({ bid: fc.boolean(), price: fc.integer({ min: 1, max: 300 }), size: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 9 })) });
     fc.assert(
       fc.property(fc.array(change, { maxLength: 400 }), (changes) => {
         const b = new L2Book('BTC-USD');
         const model = { bid: new Map<number, number>(), ask: new Map<number, number>() };
         for (const c of changes) {
           const side = c.bid ? 'bid' : 'ask';
-          b.setLevel(side, c.px, c.sz);
-          if (c.sz === 0) model[side].delete(c.px);
-          else model[side].set(c.px, c.sz);
+          b.setLevel(side, c.price, c.size);
+          if (c.size === 0) model[side].delete(c.price);
+          else model[side].set(c.price, c.size);
         }
-        const bids = [...model.bid].sort((x, y) => y[0] - x[0]).map(([px, sz]) => lv(px, sz, 0));
-        const asks = [...model.ask].sort((x, y) => x[0] - y[0]).map(([px, sz]) => lv(px, sz, 0));
+        const bids = [...model.bid].sort((x, y) => y[0] - x[0]).map(([price, size]) => lv(price, size, 0));
+        const asks = [...model.ask].sort((x, y) => x[0] - y[0]).map(([price, size]) => lv(price, size, 0));
         expect(b.snapshot()).toEqual({ bids, asks });
         expect(b.bestBid()).toEqual(bids[0]);
         expect(b.bestAsk()).toEqual(asks[0]);
