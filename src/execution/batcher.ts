@@ -2,22 +2,21 @@
 // Invariants: one monotonic nonce per batch; sent exactly once, never re-signed; item k is command k; specs arrive checked (specProblem).
 
 import type { Clock } from '../core/clock.js';
-import type { Dialect } from '../core/types.js';
-import type { SubmitOutcome } from '../client/submit.js';
+import type { Network } from '../core/types.js';
 import type { DialectCodec, SignMode } from '../protocol/dialect.js';
+import type { OrderItem } from '../protocol/orders.js';
 import type { MessageSigner } from '../protocol/presigner.js';
 import { signTrustedRequest, type SignedRequest } from '../protocol/sign.js';
-import type { Network } from '../core/types.js';
-import type { Submitter, Timers } from './ports.js';
+import type { Submitter, SubmitOutcome } from '../venue/port.js';
+import type { Timers } from './ports.js';
 import { realTimers } from './ports.js';
 import type { TrackedOrder } from './tracker.js';
-import type { OrderItem } from '../protocol/orders.js';
 
 export interface Command {
   /** `place` sends `order`; `cancel` cancels it (it must have an id). */
   readonly kind: 'place' | 'cancel';
   readonly order: TrackedOrder;
-  /** Clock ns at which the frame the intent was computed from arrived (tick-to-trade start), when known. */
+  /** Clock ns at which the data the intent was computed from arrived (its DataStamp.arrivalNs: tick-to-trade start), when known. */
   readonly arrivalNs: bigint | undefined;
 }
 
@@ -50,7 +49,6 @@ export interface BatchSink {
 export type FlushMode = 'microtask' | 'immediate' | { readonly delayMs: number };
 
 export interface BatcherOptions {
-  dialect: Dialect;
   codec: DialectCodec;
   key: MessageSigner;
   /** Base58 public key of the traded account. */
@@ -76,7 +74,7 @@ export class Batcher {
   private readonly flushMode: FlushMode;
   private readonly timers: Timers;
   private readonly flushBound = () => this.flush();
-  /** The signer of warm(): the key's MessageSigner.warm under its public key (undefined when the key has none). */
+  /** The signer of rehearse(): the key's MessageSigner.warm under its public key (undefined when the key has none). */
   private readonly warmKey: MessageSigner | undefined;
   private lastItems: readonly OrderItem[] | undefined;
   private lastNonce = 0n;
@@ -166,12 +164,13 @@ export class Batcher {
   }
 
   /**
-   * A dry run of the last batch's way to the wire: its items encoded again, signed by the key's throwaway warm key and
-   * handed to the submitter's warm (which writes nothing). Nothing is queued, sent or counted; no nonce is drawn.
+   * A dry run of the last batch's way to the wire: its items encoded again and signed by the key's throwaway warm key;
+   * the request is returned and sent nowhere. Nothing is queued, sent or counted; no nonce is drawn. Undefined before
+   * the first batch or for a key without a warm path.
    */
-  warm(): void {
-    if (this.lastItems === undefined || this.warmKey === undefined) return;
-    this.opts.submitter.warm?.(this.signItems(this.lastItems, this.lastNonce, this.warmKey));
+  rehearse(): SignedRequest | undefined {
+    if (this.lastItems === undefined || this.warmKey === undefined) return undefined;
+    return this.signItems(this.lastItems, this.lastNonce, this.warmKey);
   }
 
   private sign(commands: readonly Command[], nonce: bigint): SignedRequest {

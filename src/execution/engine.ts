@@ -4,29 +4,28 @@
 import { Observable, Subject, filter, type Subscription } from 'rxjs';
 import type { Clock } from '../core/clock.js';
 import type { DataStamp, Intent, OrderEvent, OrderSpec } from '../core/intent.js';
-import { SYMBOL_PATTERN, TIFS, type Dialect, type Network } from '../core/types.js';
+import { SYMBOL_PATTERN, TIFS, type Network } from '../core/types.js';
 import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
-import type { SubmitOutcome } from '../client/submit.js';
-import { codecFor } from '../protocol/codecs.js';
+import type { Rehearsal } from '../latency/rehearsal.js';
 import type { DialectCodec, SignMode } from '../protocol/dialect.js';
 import type { MessageSigner } from '../protocol/presigner.js';
 import type { PlannedOp, RiskGate } from '../risk/types.js';
+import type { Submitter, SubmitOutcome, VenueOrderFact } from '../venue/port.js';
 import { Batcher, type Batch, type BatchSink, type Command, type FlushMode } from './batcher.js';
 import { cloidFactory } from './cloid.js';
 import type { ExecutionMetrics } from './metrics.js';
-import { matchStatuses } from './outcome.js';
+import { matchItems } from './outcome.js';
 import { planIntent } from './planner.js';
-import type { Submitter, Timers, VenueOrderFact, VenueQueries } from './ports.js';
+import type { Timers, VenueQueries } from './ports.js';
 import { realTimers } from './ports.js';
 import { reconcile, type ReconcileOptions, type ReconcileReport } from './reconcile.js';
 import { Resolver } from './resolver.js';
 import { Tracker, type OrderView, type TrackedOrder } from './tracker.js';
 
 export interface ExecutionOptions {
-  dialect: Dialect;
-  /** Default: the registered codec of `dialect`. */
-  codec?: DialectCodec;
+  /** The venue's dialect codec: order JSON, signable bytes, predicted ids, whether orders carry client ids. */
+  codec: DialectCodec;
   /** The signer (the account itself or one of its agents). */
   key: MessageSigner;
   /** Base58 public key of the traded account. Default: the key's. */
@@ -37,11 +36,13 @@ export interface ExecutionOptions {
   mode?: SignMode;
   /** The signer's monotonic nonce source (NonceSource fits). */
   nonces: { next(): bigint };
+  /** The venue's submitter. */
   submitter: Submitter;
+  /** The venue's account queries (its account source fits). */
   queries: VenueQueries;
   risk: RiskGate;
   clock: Clock;
-  /** The account's order updates (orderUpdate messages, also those recovered after a reconnect). */
+  /** The account's order updates (AccountStreams.orderUpdates$ of VenueOrder fits; also those recovered after a reconnect). */
   orderUpdates$?: Observable<VenueOrderFact>;
   /** Emits after every (re)connection of the account stream: each emission reconciles. */
   resync$?: Observable<unknown>;
@@ -55,13 +56,8 @@ export interface ExecutionOptions {
   metrics?: ExecutionMetrics;
   logger?: Logger;
   timers?: Timers;
-  /** Salt of v1 client order ids, unique per run. Default: the clock's ns at construction. */
+  /** Salt of client order ids, unique per run. Default: the clock's ns at construction. */
   sessionNs?: bigint;
-}
-
-export interface SubmitOptions {
-  /** Clock ns (Clock.nowNs) at which the frame the intent was computed from arrived; starts tick-to-trade. */
-  arrivalNs?: bigint;
 }
 
 export interface StopOptions {
@@ -96,7 +92,7 @@ export function specProblem(spec: OrderSpec): string | undefined {
   return undefined;
 }
 
-export class Execution {
+export class Execution implements Rehearsal {
   readonly account: string;
   private readonly tracker: Tracker;
   private readonly batcher: Batcher;
@@ -106,14 +102,14 @@ export class Execution {
   private readonly metrics: ExecutionMetrics;
   private readonly timers: Timers;
   private readonly subscriptions: Subscription[] = [];
-  private buffered: [string, Intent, bigint | undefined][] = [];
+  private buffered: [string, Intent][] = [];
   private stateValue: ExecutionState = 'idle';
   private reconciling: Promise<ReconcileReport> | undefined;
   private reconcileQueued: Promise<ReconcileReport> | undefined;
   private writeHooks = false;
   private readonly sampled = new WeakSet<Batch>();
   private readonly eventWaiters = new Set<() => void>();
-  /** The last intent executed (and its strategy) and the last place risk decided: what warm() runs again. */
+  /** The last intent executed (and its strategy) and the last place risk decided: what rehearse() runs again. */
   private lastIntent: Intent | undefined;
   private lastStrategy = '';
   private lastPlace: PlannedOp | undefined;
@@ -127,11 +123,10 @@ export class Execution {
     this.tracker = new Tracker({
       nowMs: () => clock.nowMs(),
       onEvent: (e) => this.onEvent(e),
-      cloid: opts.dialect === 'v1' ? cloidFactory(this.account, opts.sessionNs ?? clock.nowNs()) : undefined,
+      cloid: opts.codec.clientOrderIds ? cloidFactory(this.account, opts.sessionNs ?? clock.nowNs()) : undefined,
     });
     this.batcher = new Batcher({
-      dialect: opts.dialect,
-      codec: opts.codec ?? codecFor(opts.dialect),
+      codec: opts.codec,
       key: opts.key,
       account: this.account,
       network: opts.network ?? 'mainnet',
@@ -207,29 +202,32 @@ export class Execution {
     this.stateValue = 'running';
     const held = this.buffered;
     this.buffered = [];
-    for (const [strategy, intent, arrivalNs] of held) this.execute(strategy, intent, arrivalNs);
+    for (const [strategy, intent] of held) this.execute(strategy, intent);
     return report;
   }
 
-  /** Hands over one intent of `strategy`; its events follow on events$(strategy). Never throws for a refused intent. */
-  submit(strategy: string, intent: Intent, opts?: SubmitOptions): void {
-    const arrivalNs = opts?.arrivalNs;
-    if (this.stateValue === 'running') return this.execute(strategy, intent, arrivalNs);
-    if (this.stateValue === 'idle' || this.stateValue === 'starting') this.buffered.push([strategy, intent, arrivalNs]);
+  /**
+   * Hands over one intent of `strategy`; its events follow on events$(strategy). Tick-to-trade starts at the intent's
+   * `arrivalNs` (when it carries one). Never throws for a refused intent.
+   */
+  submit(strategy: string, intent: Intent): void {
+    if (this.stateValue === 'running') return this.execute(strategy, intent);
+    if (this.stateValue === 'idle' || this.stateValue === 'starting') this.buffered.push([strategy, intent]);
     else this.logger.warn({ strategy, kind: intent.kind, state: this.stateValue }, 'intent ignored: execution is stopping');
   }
 
   /**
    * A dry run of the last tick's way to the wire, changing nothing: the last intent planned again against the tracker,
-   * the last place decided by risk without taking a rate token, the last batch encoded, signed with the key's throwaway
-   * warm key and prepared by the submitter, never sent. Run between bursts of market data (the session's
-   * `keepWarmMs`), it keeps that code and data in the CPU caches, so the next real tick does not start cold.
+   * the last place decided by risk without taking a rate token, the last batch encoded and signed with the key's
+   * throwaway warm key, sent nowhere (the venue's own Rehearsal prepares request bytes). Run between bursts of market
+   * data (the session's `keepWarmMs`), it keeps that code and data in the CPU caches, so the next real tick does not
+   * start cold.
    */
-  warm(): void {
+  rehearse(): void {
     if (this.stateValue !== 'running' || this.lastIntent === undefined) return;
     planIntent(this.lastStrategy, this.lastIntent, this.tracker);
     if (this.lastPlace !== undefined) this.opts.risk.wouldApprove(this.lastPlace, this.opts.clock.nowMs());
-    this.batcher.warm();
+    this.batcher.rehearse();
   }
 
   /** Sends what is queued now instead of at the end of the tick. */
@@ -291,7 +289,8 @@ export class Execution {
 
   // ------------------------------------------------------------------ intents → commands
 
-  private execute(strategy: string, intent: Intent, arrivalNs: bigint | undefined): void {
+  private execute(strategy: string, intent: Intent): void {
+    const arrivalNs = intent.arrivalNs;
     this.lastIntent = intent;
     this.lastStrategy = strategy;
     const plan = planIntent(strategy, intent, this.tracker);
@@ -348,7 +347,7 @@ export class Execution {
   private place(strategy: string, spec: OrderSpec, stamp: DataStamp, nowMs: number, arrivalNs: bigint | undefined): void {
     const problem = specProblem(spec);
     if (problem !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'INVALID', problem);
-    if (this.opts.dialect !== 'v1' && spec.clientTag !== undefined) {
+    if (!this.opts.codec.clientOrderIds && spec.clientTag !== undefined) {
       const live = this.tracker.find(strategy, { clientTag: spec.clientTag });
       if (live && !live.cancelPending) return this.refuse(strategy, spec, 'rejectedDuplicate', 'DUPLICATE_TAG', `client tag ${JSON.stringify(spec.clientTag)} is carried by live order ${live.eventId}`);
     }
@@ -437,10 +436,7 @@ export class Execution {
     const commands = batch.commands;
     for (const c of commands) if (c.kind === 'place') this.tracker.answered(c.order);
     if (outcome.outcome === 'accepted') {
-      const { answers, others } = matchStatuses(
-        commands.map((c) => c.order.orderId!),
-        outcome.response.response.data.statuses,
-      );
+      const { answers, others } = matchItems(commands.map((c) => c.order.orderId!), outcome.items);
       commands.forEach((c, i) => {
         const answer = answers[i]!;
         for (const fact of answer.facts) {

@@ -1,7 +1,7 @@
 // Reconciliation (start, every reconnect): unknown resting orders are adopted or cancelled, vanished ones resolved.
 // Invariants: reads only (the cancels go back to the caller); orders in flight or being resolved are skipped.
 
-import type { OpenOrder } from '../protocol/v1/account.js';
+import type { VenueOrder } from '../core/account-data.js';
 import type { VenueQueries } from './ports.js';
 import type { TrackedOrder, Tracker } from './tracker.js';
 
@@ -15,7 +15,7 @@ export interface ReconcileOptions {
   /** Default `cancel`: the bot does not keep orders it cannot attribute to a strategy. */
   unknownOrders?: UnknownOrderPolicy;
   /** The strategy adopting an unknown order (policy `adopt`); undefined cancels that order. Default: none (cancel). */
-  adoptOwner?: (order: OpenOrder) => string | undefined;
+  adoptOwner?: (order: VenueOrder) => string | undefined;
 }
 
 export interface ReconcileReport {
@@ -52,7 +52,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
     resting.add(row.orderId);
     const known = tracker.get(row.orderId);
     if (known && !known.terminal) {
-      tracker.apply({ orderId: row.orderId, status: row.status, filledSize: row.filledSize });
+      tracker.apply(row);
       refreshed.push(known);
       continue;
     }
@@ -68,7 +68,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
     for (const o of gone) {
       const row = history.get(o.orderId!);
       if (row) {
-        tracker.apply({ orderId: row.orderId, status: row.status, filledSize: row.executedSize, reason: row.reason });
+        tracker.apply(row);
         resolved.push(o);
       } else missing.push(o);
     }

@@ -1,9 +1,9 @@
 // Resolves orders of unknown fate (unknown outcome, unanswered item, failed cancel) by querying the venue until resolved.
 // Invariants: reads only (a lost cancel goes back to the caller); an order is concluded only after successful queries missed it.
 
+import type { ClosedOrder, VenueOrder } from '../core/account-data.js';
 import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
-import type { OpenOrder, OrderHistoryEntry } from '../protocol/v1/account.js';
 import type { Timers, VenueQueries } from './ports.js';
 import { realTimers } from './ports.js';
 import type { TrackedOrder, Tracker } from './tracker.js';
@@ -117,8 +117,8 @@ export class Resolver {
     const { queries, account, tracker } = this.opts;
     const batch = [...this.pending.values()];
     try {
-      let open: Awaited<ReturnType<VenueQueries['openOrders']>>;
-      let history: Awaited<ReturnType<VenueQueries['orderHistory']>>;
+      let open: readonly VenueOrder[];
+      let history: readonly ClosedOrder[];
       try {
         [open, history] = await Promise.all([queries.openOrders(account), queries.orderHistory(account)]);
       } catch (e) {
@@ -150,15 +150,15 @@ export class Resolver {
   }
 
   /** One answered round about `p`: `done` its history row, `resting` its open row (neither: the venue has not got it). */
-  private decide(p: Pending, done: OrderHistoryEntry | undefined, resting: OpenOrder | undefined, tracker: Tracker): void {
+  private decide(p: Pending, done: ClosedOrder | undefined, resting: VenueOrder | undefined, tracker: Tracker): void {
     const o = p.order;
     const id = o.orderId!;
     p.rounds++;
     const last = p.rounds >= this.delays.length;
     let lostCancel = false;
-    if (done) tracker.apply({ orderId: id, status: done.status, filledSize: done.executedSize, reason: done.reason });
+    if (done) tracker.apply(done);
     else if (resting) {
-      tracker.apply({ orderId: id, status: resting.status, filledSize: resting.filledSize });
+      tracker.apply(resting);
       if (o.cancelPending && !o.inFlight) {
         if (p.cancelError !== undefined) tracker.cancelFailed(o, `cancel failed: ${p.cancelError}`);
         else lostCancel = last;

@@ -1,18 +1,10 @@
 // Order tracker: each order's state machine (venue statuses + pendingNew / pendingCancel / unknown), by predicted id.
 // Invariants: never moves backwards (terminal final, filledSize monotonic); an event only when the owner's view changed.
 
+import type { VenueOrder } from '../core/account-data.js';
 import type { OrderEvent, OrderRef, OrderSpec, OrderStatus } from '../core/intent.js';
-import { NON_TERMINAL_ORDER_STATUSES, TERMINAL_ORDER_STATUSES, TERMINAL_STATUSES, type LocalOrderStatus } from '../core/intent.js';
-import type { OpenOrder } from '../protocol/v1/account.js';
-import type { VenueOrderFact } from './ports.js';
-
-const VENUE_STATUSES: ReadonlySet<string> = new Set<OrderStatus>([...NON_TERMINAL_ORDER_STATUSES, ...TERMINAL_ORDER_STATUSES]);
-const ALIASES: Readonly<Record<string, OrderStatus>> = { resting: 'placed', triggered: 'placed', cancelledIoc: 'cancelledIOC', siblingCancelled: 'cancelled' };
-
-/** The order status a venue status name stands for (`resting` → placed, `cancelledIoc` → cancelledIOC), or undefined. */
-export function venueStatusOf(name: string): OrderStatus | undefined {
-  return VENUE_STATUSES.has(name) ? (name as OrderStatus) : ALIASES[name];
-}
+import { TERMINAL_STATUSES, type LocalOrderStatus } from '../core/intent.js';
+import type { VenueOrderFact } from '../venue/port.js';
 
 export function isTerminal(status: LocalOrderStatus | undefined): boolean {
   return status !== undefined && TERMINAL_STATUSES.has(status);
@@ -71,7 +63,7 @@ export class TrackedOrder implements OrderView {
     readonly key: number,
     readonly strategy: string,
     readonly spec: OrderSpec,
-    /** v1 client order id (base58 32 bytes), when the order has a client tag. */
+    /** Client order id (base58 32 bytes), when the order has a client tag and the codec carries client order ids. */
     readonly cloid: string | undefined,
     /** Set when another live order of the strategy carries the same tag (it will be refused as a duplicate). */
     readonly duplicateOf: TrackedOrder | undefined,
@@ -105,7 +97,7 @@ export interface TrackerOptions {
   /** Epoch ms for event times. */
   nowMs: () => number;
   onEvent: EventListener;
-  /** Client order id for a new use of `tag` by `strategy` (`sequence` is unique per use); none when absent (current dialect). */
+  /** Client order id for a new use of `tag` by `strategy` (`sequence` is unique per use); none when absent (the codec has no client order ids). */
   cloid?: (strategy: string, tag: string, sequence: number) => string;
   /** Terminal orders kept so late facts about them are recognised (oldest forgotten first). Default 10 000. */
   keepTerminal?: number;
@@ -176,13 +168,11 @@ export class Tracker {
     order.inFlight = false;
   }
 
-  /** A venue fact about an order (response entry, stream update, row). Returns the order when it changed anything. */
+  /** A venue fact about an order (answer item, order update, open or ended order). Returns the order when it changed anything. */
   apply(fact: VenueOrderFact): TrackedOrder | undefined {
     const order = this.byId.get(fact.orderId);
     if (!order) return undefined;
-    const next = venueStatusOf(fact.status);
-    if (next === undefined) return undefined;
-    return this.applyTo(order, next, fact.filledSize === undefined ? undefined : Math.abs(fact.filledSize), fact.reason ?? undefined);
+    return this.applyTo(order, fact.status, fact.filledSize === undefined ? undefined : Math.abs(fact.filledSize), fact.reason);
   }
 
   /** Concludes an order locally (never reached the venue, or vanished from it), as the terminal `status`. */
@@ -236,21 +226,21 @@ export class Tracker {
   }
 
   /** Takes over a resting order this process did not place, for `owner`. */
-  adopt(row: OpenOrder, owner: string): TrackedOrder {
+  adopt(row: VenueOrder, owner: string): TrackedOrder {
     const existing = this.byId.get(row.orderId);
     if (existing && !existing.terminal) return existing;
     const spec: OrderSpec = {
       symbol: row.symbol,
-      side: row.isBuy ? 'buy' : 'sell',
+      side: row.side,
       price: row.price,
       size: row.originalSize,
-      tif: row.tif === 'alo' ? 'ALO' : row.tif === 'ioc' ? 'IOC' : 'GTC',
-      reduceOnly: row.reduceOnly,
+      tif: row.tif ?? 'GTC',
+      reduceOnly: row.reduceOnly ?? false,
     };
     const order = new TrackedOrder(this.nextKey++, owner, spec, undefined, undefined);
     order.adopted = true;
     order.orderId = row.orderId;
-    order.venue = venueStatusOf(row.status) ?? 'placed';
+    order.venue = row.status;
     order.filledSize = row.filledSize;
     order.reason = 'adopted';
     this.byId.set(row.orderId, order);

@@ -4,6 +4,7 @@
 
 import type { Observable } from 'rxjs';
 import type { DataStamp, OrderSpec } from '../core/intent.js';
+import type { MarketRules } from '../core/market-data.js';
 
 export type TradingState = 'ACTIVE' | 'REDUCING' | 'HALTED';
 
@@ -48,7 +49,7 @@ export interface RiskView {
   /** Realized + unrealized PnL since the start of the current UTC day, USD. */
   pnlTodayUsd(): number;
   /** The market's rules, or undefined for an unknown symbol. */
-  market(symbol: string): { readonly maxLeverage: number } | undefined;
+  market(symbol: string): Pick<MarketRules, 'maxLeverage'> | undefined;
   /** Why the stream data of `symbol` is stale now, or undefined while it is fresh (absent: never stale). */
   staleData?(symbol: string): string | undefined;
 }

@@ -2,16 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { OrderEvent, OrderSpec } from '../../../src/core/intent.js';
 import { Batcher, type Batch, type BatchSink, type Command } from '../../../src/execution/batcher.js';
 import { Execution } from '../../../src/execution/engine.js';
-import { SampleHistogram } from '../../../src/execution/metrics.js';
 import { Tracker } from '../../../src/execution/tracker.js';
-import type { SubmitOutcome } from '../../../src/client/submit.js';
 import { codecFor } from '../../../src/protocol/codecs.js';
 import { base58Decode } from '../../../src/protocol/base58.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import type { MessageSigner } from '../../../src/protocol/presigner.js';
 import { signRequest } from '../../../src/protocol/sign.js';
+import type { Dialect } from '../../../src/core/types.js';
+import type { SubmitOutcome } from '../../../src/venue/port.js';
 import { verify } from 'node:crypto';
-import { FakeQueries, FakeRisk, FakeSubmitter, ManualTimers, flushPromises, manualClock, openRow } from './fakes.js';
+import { accepted, fact, FakeQueries, FakeRisk, FakeSubmitter, ManualTimers, flushPromises, manualClock, openRow } from './fakes.js';
 
 const key = Keypair.generate();
 const spec = (over: Partial<OrderSpec> = {}): OrderSpec => ({ symbol: 'BTC-USD', side: 'buy', price: 100, size: 1, tif: 'GTC', reduceOnly: false, ...over });
@@ -23,7 +23,7 @@ function counterNonces(start = 1000n) {
   return { used, next: () => (used.push(++n), n) };
 }
 
-function batcherWith(submitter: FakeSubmitter, opts: { maxItems?: number; flush?: 'microtask' | 'immediate'; key?: MessageSigner } = {}) {
+function batcherWith(submitter: FakeSubmitter, opts: { maxItems?: number; flush?: 'microtask' | 'immediate'; key?: MessageSigner; dialect?: Dialect } = {}) {
   const tracker = new Tracker({ nowMs: () => 0, onEvent: () => undefined });
   const batches: Batch[] = [];
   const settled: SubmitOutcome[] = [];
@@ -39,8 +39,7 @@ function batcherWith(submitter: FakeSubmitter, opts: { maxItems?: number; flush?
   };
   const nonces = counterNonces();
   const batcher = new Batcher({
-    dialect: 'v1',
-    codec: codecFor('v1'),
+    codec: codecFor(opts.dialect ?? 'v1'),
     key: opts.key ?? key,
     account: key.publicKey,
     network: 'mainnet',
@@ -64,24 +63,21 @@ function batcherWith(submitter: FakeSubmitter, opts: { maxItems?: number; flush?
 }
 
 describe('batcher', () => {
-  it('warm() runs the last batch again as a dry run: same message, a throwaway signature, no nonce, nothing sent', async () => {
+  it('rehearse() runs the last batch again as a dry run: same message, a throwaway signature, no nonce, nothing sent', async () => {
     const submitter = new FakeSubmitter();
     const { batcher, batches, nonces, live, place } = batcherWith(submitter);
-    batcher.warm();
-    expect(submitter.warmed).toHaveLength(0);
+    expect(batcher.rehearse()).toBeUndefined();
     batcher.enqueue(place(spec({ price: 99 })));
     batcher.enqueue({ kind: 'cancel', order: live('11111111111111111111111111111111'), arrivalNs: undefined });
     await Promise.resolve();
-    batcher.warm();
-    batcher.warm();
+    const dry = batcher.rehearse()!;
+    batcher.rehearse();
     await Promise.resolve();
     expect(submitter.sent).toHaveLength(1);
     expect(batches).toHaveLength(1);
     expect(nonces.used).toHaveLength(1);
     expect(batcher.queued).toBe(0);
-    expect(submitter.warmed).toHaveLength(2);
     const real = submitter.sent[0]!.request;
-    const dry = submitter.warmed[0]!;
     expect(Buffer.from(dry.encoded.message).equals(Buffer.from(real.encoded.message))).toBe(true);
     expect(JSON.parse(dry.bodyText).action).toEqual(submitter.sent[0]!.body.action);
     const publicKey = { key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), key.publicKeyBytes]), format: 'der', type: 'spki' } as const;
@@ -90,15 +86,27 @@ describe('batcher', () => {
     expect(verifies(dry)).toBe(false);
   });
 
-  it('warm() does nothing for a signer without a warm path', async () => {
+  it('rehearse() in the current dialect gives the same transaction (same order ids) under a throwaway signature', async () => {
+    const submitter = new FakeSubmitter();
+    const { batcher, place } = batcherWith(submitter, { dialect: 'current' });
+    batcher.enqueue(place(spec({ clientTag: 'a' })));
+    await Promise.resolve();
+    const dry = batcher.rehearse()!;
+    const real = submitter.sent[0]!.request;
+    expect(submitter.sent).toHaveLength(1);
+    expect(dry.encoded.orderIds).toEqual(real.encoded.orderIds);
+    expect(JSON.parse(dry.bodyText).actions).toEqual(submitter.sent[0]!.body.actions);
+    expect(dry.signature).not.toBe(real.signature);
+  });
+
+  it('rehearse() does nothing for a signer without a warm path', async () => {
     const submitter = new FakeSubmitter();
     const plain: MessageSigner = { publicKey: key.publicKey, sign: (m) => key.sign(m) };
     const { batcher, place } = batcherWith(submitter, { key: plain });
     batcher.enqueue(place(spec()));
     await Promise.resolve();
-    batcher.warm();
+    expect(batcher.rehearse()).toBeUndefined();
     expect(submitter.sent).toHaveLength(1);
-    expect(submitter.warmed).toHaveLength(0);
   });
 
   it('packs the commands of one tick into one signed batch, cancels first, one nonce', async () => {
@@ -184,7 +192,7 @@ describe('unknown submit outcomes', () => {
   function engine(submitter: FakeSubmitter, queries: FakeQueries, timers: ManualTimers) {
     const nonces = counterNonces();
     const events: OrderEvent[] = [];
-    const exec = new Execution({ dialect: 'v1', key, nonces, submitter, queries, risk: new FakeRisk(), clock: manualClock(), timers, resolveDelaysMs: [100, 200, 400] });
+    const exec = new Execution({ codec: codecFor('v1'), key, nonces, submitter, queries, risk: new FakeRisk(), clock: manualClock(), timers, resolveDelaysMs: [100, 200, 400] });
     exec.events$('mm').subscribe((e) => events.push(e));
     return { exec, events, nonces };
   }
@@ -265,39 +273,12 @@ describe('unknown submit outcomes', () => {
     expect(submitter.sent).toHaveLength(1);
     expect(events.map((e) => e.status)).toEqual(['pendingNew', 'pendingCancel']);
     const first = submitter.sent[0]!;
-    first.resolve({ outcome: 'accepted', response: { status: 'ok', response: { type: 'order', data: { statuses: [{ resting: { oid: first.request.encoded.orderIds[0] } }] } } } });
+    first.resolve(accepted([fact(first.request.encoded.orderIds[0], 'placed')]));
     await flushPromises();
     expect(submitter.sent).toHaveLength(2);
     expect(submitter.sent[1]!.body.action.orders).toEqual([{ cancel: { c: 'BTC-USD', oid: first.request.encoded.orderIds[0] } }]);
-    submitter.sent[1]!.resolve({ outcome: 'accepted', response: { status: 'ok', response: { type: 'order', data: { statuses: [{ cancelled: { oid: first.request.encoded.orderIds[0] } }] } } } });
+    submitter.sent[1]!.resolve(accepted([fact(first.request.encoded.orderIds[0], 'cancelled')]));
     await flushPromises();
     expect(events.map((e) => e.status)).toEqual(['pendingNew', 'pendingCancel', 'cancelled']);
-  });
-});
-
-describe('tick-to-trade hook', () => {
-  it('records arrival → socket write when the submitter reports the write, else arrival → hand-over', async () => {
-    const clock = manualClock();
-    const submitter = new FakeSubmitter();
-    submitter.manual = true;
-    const histogram = new SampleHistogram();
-    const exec = new Execution({ dialect: 'v1', key, nonces: counterNonces(), submitter, queries: new FakeQueries(), risk: new FakeRisk(), clock, metrics: { tickToTradeSeconds: histogram } });
-    await exec.start();
-    const arrival = clock.nowNs();
-    clock.advanceMs(0.05);
-    exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 99, size: 1 }, { side: 'sell', price: 101, size: 1 }], ...stamp }, { arrivalNs: arrival });
-    await Promise.resolve();
-    expect(histogram.count).toBe(1);
-    expect(histogram.quantile(0.5)).toBeCloseTo(50e-6, 9);
-    clock.advanceMs(0.1);
-    submitter.sent[0]!.hooks!.onWritten!();
-    expect(histogram.count).toBe(1);
-    exec.submit('mm', { kind: 'place', order: spec({ price: 90 }), ...stamp }, { arrivalNs: clock.nowNs() });
-    await Promise.resolve();
-    expect(histogram.count).toBe(1);
-    clock.advanceMs(0.2);
-    submitter.sent[1]!.hooks!.onWritten!();
-    expect(histogram.count).toBe(2);
-    expect(histogram.quantile(1)).toBeCloseTo(200e-6, 9);
   });
 });

@@ -2,13 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { Subject } from 'rxjs';
 import type { OrderEvent, OrderSpec } from '../../../src/core/intent.js';
 import { Execution, type ExecutionOptions } from '../../../src/execution/engine.js';
-import { MemoryCounter } from '../../../src/execution/metrics.js';
-import { matchStatuses } from '../../../src/execution/outcome.js';
+import { MemoryCounter, SampleHistogram } from '../../../src/execution/metrics.js';
+import { matchItems } from '../../../src/execution/outcome.js';
 import { RECONCILE_OWNER } from '../../../src/execution/reconcile.js';
-import type { VenueOrderFact } from '../../../src/execution/ports.js';
+import { codecFor } from '../../../src/protocol/codecs.js';
 import { Keypair } from '../../../src/protocol/keys.js';
+import type { MessageSigner } from '../../../src/protocol/presigner.js';
+import type { VenueOrderFact } from '../../../src/venue/port.js';
 import { key as oid } from '../../support/loopback-venue.js';
-import { accepted, FakeQueries, FakeRisk, FakeSubmitter, flushPromises, historyRow, ManualTimers, manualClock, openRow } from './fakes.js';
+import { accepted, fact, FakeQueries, FakeRisk, FakeSubmitter, flushPromises, historyRow, itemError, ManualTimers, manualClock, openRow } from './fakes.js';
 
 const key = Keypair.generate();
 const spec = (over: Partial<OrderSpec> = {}): OrderSpec => ({ symbol: 'BTC-USD', side: 'buy', price: 100, size: 1, tif: 'GTC', reduceOnly: false, ...over });
@@ -21,7 +23,7 @@ function setup(over: Partial<ExecutionOptions> = {}) {
   const queries = (over.queries as FakeQueries | undefined) ?? new FakeQueries();
   const risk = (over.risk as FakeRisk | undefined) ?? new FakeRisk();
   const timers = new ManualTimers();
-  const exec = new Execution({ dialect: 'v1', key, nonces: { next: () => ++n }, submitter, queries, risk, clock: manualClock(), timers, ...over });
+  const exec = new Execution({ codec: codecFor('v1'), key, nonces: { next: () => ++n }, submitter, queries, risk, clock: manualClock(), timers, ...over });
   const events: OrderEvent[] = [];
   exec.events$().subscribe((e) => events.push(e));
   return { exec, submitter, queries, risk, timers, events };
@@ -84,7 +86,7 @@ describe('execution: venue answers', () => {
   it('every item status reaches the owner; rejections are reported to risk', async () => {
     const submitter = new FakeSubmitter((request) => {
       const [a, b, c] = request.encoded.orderIds;
-      return accepted([{ rejectedCrossing: { oid: a } }, { cancelledIOC: { oid: b, filledSz: 0.5 } }, { rejectedRiskLimit: { oid: c, reason: 'insufficient margin' } }]);
+      return accepted([fact(a, 'rejectedCrossing'), fact(b, 'cancelledIOC', { filledSize: 0.5 }), fact(c, 'rejectedRiskLimit', { reason: 'insufficient margin' })]);
     });
     const { exec, risk, events } = setup({ submitter });
     await exec.start();
@@ -119,7 +121,7 @@ describe('execution: venue answers', () => {
     t.exec.submit('mm', { kind: 'place', order: spec({ clientTag: 'a' }), ...stamp });
     await flushPromises();
     const id = t.submitter.sent[0]!.request.encoded.orderIds[0]!;
-    t.submitter.answer = () => accepted([{ error: { message: 'order not found' } }]);
+    t.submitter.answer = () => accepted([itemError('order not found')]);
     t.exec.submit('mm', { kind: 'cancel', symbol: 'BTC-USD', ref: { clientTag: 'a' }, ...stamp });
     await flushPromises();
     t.submitter.answer = undefined;
@@ -170,20 +172,21 @@ describe('execution: venue answers', () => {
     ]);
   });
 
-  it('matches statuses by position when one per item, by order id otherwise', () => {
-    expect(matchStatuses(['A', 'B'], [{ error: { message: 'x' } }, { resting: { oid: 'B' } }]).answers).toEqual([
+  it('matches item results by position when one per item, by order id otherwise', () => {
+    expect(matchItems(['A', 'B'], [itemError('x'), fact('B', 'placed')]).answers).toEqual([
       { facts: [], error: 'x' },
-      { facts: [{ orderId: 'B', status: 'resting', filledSize: undefined, reason: undefined }], error: undefined },
+      { facts: [{ orderId: 'B', status: 'placed' }], error: undefined },
     ]);
-    const m = matchStatuses(['A', 'B'], [{ filled: { oid: 'Z', totalSz: -1, avgPx: 1 } }, { working: { oid: 'B', filledSz: 1, remainingSz: 1, vwap: 1 } }, { resting: { oid: 'A' } }]);
-    expect(m.answers.map((a) => a.facts.map((f) => f.status))).toEqual([['resting'], ['working']]);
-    expect(m.others).toEqual([{ orderId: 'Z', status: 'filled', filledSize: 1, reason: undefined }]);
+    expect(matchItems(['A', 'B'], [{ kind: 'done' }, fact('B', 'placed')]).answers.map((a) => a.facts.length)).toEqual([0, 1]);
+    const m = matchItems(['A', 'B'], [fact('Z', 'filled', { filledSize: 1 }), fact('B', 'working', { filledSize: 1 }), fact('A', 'placed')]);
+    expect(m.answers.map((a) => a.facts.map((f) => f.status))).toEqual([['placed'], ['working']]);
+    expect(m.others).toEqual([{ orderId: 'Z', status: 'filled', filledSize: 1 }]);
   });
 });
 
-describe('execution: current dialect', () => {
+describe('execution: a codec without client order ids (current dialect)', () => {
   it('sends one transaction of l / cx actions; ids are the codec\'s; a live tag is refused locally', async () => {
-    const { exec, submitter, events } = setup({ dialect: 'current' });
+    const { exec, submitter, events } = setup({ codec: codecFor('current') });
     await exec.start();
     exec.submit('mm', { kind: 'place', order: spec({ clientTag: 'a', tif: 'ALO' }), ...stamp });
     exec.submit('mm', { kind: 'place', order: spec({ clientTag: 'a' }), ...stamp });
@@ -262,44 +265,68 @@ describe('execution: reconciliation and stop', () => {
   });
 });
 
-describe('execution: keep-warm', () => {
-  it('warm() runs the last tick again as a dry run: planned, risk asked without using its budget, batch prepared, nothing sent or changed', async () => {
-    const { exec, submitter, risk, events } = setup();
-    exec.warm();
+describe('execution: rehearsal', () => {
+  /** The key, with every throwaway (warm) signature it makes recorded. */
+  function recordingKey() {
+    const warmed: Uint8Array[] = [];
+    const signer: MessageSigner = { publicKey: key.publicKey, sign: (m) => key.sign(m), warm: (m) => (warmed.push(m), key.warm!(m)) };
+    return { signer, warmed };
+  }
+
+  it('rehearse() runs the last tick again as a dry run: planned, risk asked without using its budget, batch signed with the throwaway key, nothing sent or changed', async () => {
+    const { signer, warmed } = recordingKey();
+    const { exec, submitter, risk, events } = setup({ key: signer });
+    exec.rehearse();
     expect(risk.dryChecks).toEqual([]);
     await exec.start();
-    exec.warm();
+    exec.rehearse();
     expect(risk.dryChecks).toEqual([]);
-    expect(submitter.warmed).toHaveLength(0);
+    expect(warmed).toHaveLength(0);
     const quotes = { kind: 'quoteSet', symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 99, size: 1 }, { side: 'sell', price: 101, size: 1 }], ...stamp } as const;
     exec.submit('mm', quotes);
     await flushPromises();
     const before = { open: exec.openOrders().map((o) => [o.orderId, o.status]), events: events.length, checks: risk.checks.length };
-    exec.warm();
-    exec.warm();
+    exec.rehearse();
+    exec.rehearse();
     await flushPromises();
     expect(submitter.sent).toHaveLength(1);
-    expect(submitter.warmed).toHaveLength(2);
-    expect(submitter.warmed[0]!.encoded.message).toEqual(submitter.sent[0]!.request.encoded.message);
+    expect(warmed).toEqual([submitter.sent[0]!.request.encoded.message, submitter.sent[0]!.request.encoded.message]);
     expect(risk.dryChecks).toEqual([risk.checks[1], risk.checks[1]]);
     expect(risk.dryChecks[0]).toEqual({ kind: 'place', strategy: 'mm', order: expect.objectContaining({ side: 'sell', price: 101 }), stamp });
     expect({ open: exec.openOrders().map((o) => [o.orderId, o.status]), events: events.length, checks: risk.checks.length }).toEqual(before);
     await exec.stop({ cancelOrders: false });
-    exec.warm();
-    expect(submitter.warmed).toHaveLength(2);
+    exec.rehearse();
+    expect(warmed).toHaveLength(2);
   });
+});
 
-  it('warm() in the current dialect prepares the same transaction (same order ids) under a throwaway signature', async () => {
-    const { exec, submitter } = setup({ dialect: 'current' });
+describe('tick-to-trade', () => {
+  it('starts at the intent\'s arrivalNs and ends when the submitter reports the write, else at the hand-over', async () => {
+    const clock = manualClock();
+    const submitter = new FakeSubmitter();
+    submitter.manual = true;
+    const histogram = new SampleHistogram();
+    const { exec } = setup({ clock, submitter, metrics: { tickToTradeSeconds: histogram } });
     await exec.start();
-    exec.submit('mm', { kind: 'place', order: spec({ clientTag: 'a' }), ...stamp });
-    await flushPromises();
-    exec.warm();
-    const real = submitter.sent[0]!.request;
-    const dry = submitter.warmed[0]!;
-    expect(submitter.sent).toHaveLength(1);
-    expect(dry.encoded.orderIds).toEqual(real.encoded.orderIds);
-    expect(JSON.parse(dry.bodyText).actions).toEqual(submitter.sent[0]!.body.actions);
-    expect(dry.signature).not.toBe(real.signature);
+    const arrivalNs = clock.nowNs();
+    clock.advanceMs(0.05);
+    exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 99, size: 1 }, { side: 'sell', price: 101, size: 1 }], ...stamp, arrivalNs });
+    await Promise.resolve();
+    expect(histogram.count).toBe(1);
+    expect(histogram.quantile(0.5)).toBeCloseTo(50e-6, 9);
+    clock.advanceMs(0.1);
+    submitter.sent[0]!.hooks!.onWritten!();
+    expect(histogram.count).toBe(1);
+    exec.submit('mm', { kind: 'place', order: spec({ price: 90 }), ...stamp, arrivalNs: clock.nowNs() });
+    await Promise.resolve();
+    expect(histogram.count).toBe(1);
+    clock.advanceMs(0.2);
+    submitter.sent[1]!.hooks!.onWritten!();
+    expect(histogram.count).toBe(2);
+    expect(histogram.quantile(1)).toBeCloseTo(200e-6, 9);
+    exec.submit('mm', { kind: 'place', order: spec({ price: 89 }), ...stamp });
+    await Promise.resolve();
+    submitter.sent[2]!.hooks!.onWritten!();
+    expect(histogram.count).toBe(2);
   });
 });

@@ -1,13 +1,12 @@
-// Hand-written fakes for execution tests: a risk gate, a submitter, venue queries and manual timers.
+// Hand-written fakes for execution tests: a risk gate, the venue port's submitter and account queries, manual timers.
 import { BehaviorSubject, type Observable } from 'rxjs';
+import type { ClosedOrder, TerminalOrderStatus, VenueOrder } from '../../../src/core/account-data.js';
 import { ManualClock } from '../../../src/core/clock.js';
-import type { OrderSpec } from '../../../src/core/intent.js';
-import type { SubmitOutcome } from '../../../src/client/submit.js';
+import type { OrderSpec, OrderStatus } from '../../../src/core/intent.js';
 import type { SignedRequest } from '../../../src/protocol/sign.js';
-import type { OpenOrder, OrderHistoryEntry } from '../../../src/protocol/v1/account.js';
 import type { PlannedOp, RiskDecision, RiskGate, TradingState, TradingStateChange } from '../../../src/risk/types.js';
-import type { SubmitHooks } from '../../../src/client/http.js';
-import type { Submitter, Timers, VenueQueries } from '../../../src/execution/ports.js';
+import type { ItemResult, SubmitHooks, SubmitOutcome, Submitter, VenueOrderFact } from '../../../src/venue/port.js';
+import type { Timers, VenueQueries } from '../../../src/execution/ports.js';
 
 export class FakeRisk implements RiskGate {
   readonly checks: PlannedOp[] = [];
@@ -57,8 +56,6 @@ export interface Sent {
 /** Records every request; answers with `answer` (default: accept with `resting` per place, `cancelled` per cancel). */
 export class FakeSubmitter implements Submitter {
   readonly sent: Sent[] = [];
-  /** The requests of warm() (dry runs), never answered. */
-  readonly warmed: SignedRequest[] = [];
   /** When true, answers wait for `sent[i].resolve`. */
   manual = false;
 
@@ -71,30 +68,35 @@ export class FakeSubmitter implements Submitter {
       if (!this.manual) resolve((this.answer ?? defaultAnswer)(request, body));
     });
   }
-
-  warm(request: SignedRequest): void {
-    this.warmed.push(request);
-  }
 }
 
-export function accepted(statuses: Record<string, unknown>[]): SubmitOutcome {
-  return { outcome: 'accepted', response: { status: 'ok', response: { type: 'order', data: { statuses } } } };
+export function accepted(items: ItemResult[]): SubmitOutcome {
+  return { outcome: 'accepted', items };
+}
+
+/** An answer item about order `orderId`. */
+export function fact(orderId: string | null | undefined, status: OrderStatus, extra: Omit<VenueOrderFact, 'orderId' | 'status'> = {}): ItemResult {
+  return { kind: 'order', fact: { orderId: orderId!, status, ...extra } };
+}
+
+export function itemError(message: string): ItemResult {
+  return { kind: 'error', message };
 }
 
 /** Every place rests, every cancel succeeds (v1 or current bodies). */
 export function defaultAnswer(request: SignedRequest, body: any): SubmitOutcome {
   const items: any[] = body.action ? body.action.orders : body.actions;
   const ids = request.encoded.orderIds;
-  return accepted(items.map((item, i) => (item.order || item.l || item.m ? { resting: { oid: ids[i] } } : { cancelled: { oid: (item.cancel ?? item.cx).oid } })));
+  return accepted(items.map((item, i) => (item.order || item.l || item.m ? fact(ids[i], 'placed') : fact((item.cancel ?? item.cx).oid, 'cancelled'))));
 }
 
 export class FakeQueries implements VenueQueries {
-  open: OpenOrder[] = [];
-  history: OrderHistoryEntry[] = [];
+  open: VenueOrder[] = [];
+  history: ClosedOrder[] = [];
   calls = 0;
   fail = 0;
 
-  async openOrders(): Promise<OpenOrder[]> {
+  async openOrders(): Promise<VenueOrder[]> {
     this.calls++;
     if (this.fail > 0) {
       this.fail--;
@@ -103,47 +105,47 @@ export class FakeQueries implements VenueQueries {
     return this.open;
   }
 
-  async orderHistory(): Promise<OrderHistoryEntry[]> {
+  async orderHistory(): Promise<ClosedOrder[]> {
     return this.history;
   }
 }
 
-export function openRow(orderId: string, spec: Partial<OrderSpec> & { filledSize?: number; status?: 'placed' | 'working' } = {}): OpenOrder {
+export function openRow(orderId: string, spec: Partial<OrderSpec> & { filledSize?: number; status?: 'placed' | 'working' } = {}): VenueOrder {
   const size = spec.size ?? 1;
   const filled = spec.filledSize ?? 0;
   return {
-    symbol: spec.symbol ?? 'BTC-USD',
     orderId,
+    symbol: spec.symbol ?? 'BTC-USD',
+    side: spec.side ?? 'buy',
     price: spec.price ?? 100,
     originalSize: size,
-    size: size - filled,
+    remainingSize: size - filled,
     filledSize: filled,
-    vwap: 0,
-    isBuy: (spec.side ?? 'buy') === 'buy',
+    avgFillPrice: 0,
     maker: false,
-    reduceOnly: spec.reduceOnly ?? false,
-    tif: 'gtc',
     status: spec.status ?? (filled > 0 ? 'working' : 'placed'),
-    timestamp: 1n,
+    venueTimeNs: 1n,
+    reason: undefined,
+    reduceOnly: spec.reduceOnly ?? false,
+    tif: spec.tif ?? 'GTC',
   };
 }
 
-export function historyRow(orderId: string, status: OrderHistoryEntry['status'], executedSize = 0): OrderHistoryEntry {
+export function historyRow(orderId: string, status: TerminalOrderStatus, filledSize = 0): ClosedOrder {
   return {
     orderId,
     symbol: 'BTC-USD',
     side: 'buy',
     orderType: 'limit',
-    tif: 'gtc',
+    tif: 'GTC',
     price: 100,
-    vwap: 0,
+    avgFillPrice: 0,
     originalSize: 1,
-    executedSize,
+    filledSize,
     reduceOnly: false,
     status,
-    reason: null,
-    slot: 1n,
-    timestamp: 1n,
+    reason: undefined,
+    venueTimeNs: 1n,
   };
 }
 

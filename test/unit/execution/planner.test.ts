@@ -18,7 +18,7 @@ function resting(t: Tracker, strategy: string, s: OrderSpec, filled = 0): Tracke
   const id = `oid${++ids}`;
   t.sent(o, id);
   t.answered(o);
-  t.apply({ orderId: id, status: filled > 0 ? 'working' : 'resting', filledSize: filled });
+  t.apply({ orderId: id, status: filled > 0 ? 'working' : 'placed', filledSize: filled });
   return o;
 }
 

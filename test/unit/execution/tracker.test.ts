@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OrderEvent, OrderSpec } from '../../../src/core/intent.js';
-import { Tracker, venueStatusOf } from '../../../src/execution/tracker.js';
-import type { VenueOrderFact } from '../../../src/execution/ports.js';
+import { Tracker } from '../../../src/execution/tracker.js';
+import type { VenueOrderFact } from '../../../src/venue/port.js';
 
 const spec = (over: Partial<OrderSpec> = {}): OrderSpec => ({ symbol: 'BTC-USD', side: 'buy', price: 100, size: 3, tif: 'GTC', reduceOnly: false, ...over });
 
@@ -18,7 +18,7 @@ describe('tracker state machine', () => {
     const o = t.create('mm', spec({ clientTag: 'x' }));
     expect(o.status).toBe('pendingNew');
     t.sent(o, 'A');
-    t.apply({ orderId: 'A', status: 'resting' });
+    t.apply({ orderId: 'A', status: 'placed' });
     t.apply({ orderId: 'A', status: 'working', filledSize: 1 });
     t.apply({ orderId: 'A', status: 'working', filledSize: 1 });
     t.apply({ orderId: 'A', status: 'filled', filledSize: 3 });
@@ -42,7 +42,7 @@ describe('tracker state machine', () => {
     expect([o.status, o.filledSize]).toEqual(['working', 2]);
     t.apply({ orderId: 'A', status: 'cancelled' });
     t.apply({ orderId: 'A', status: 'filled', filledSize: 2 });
-    t.apply({ orderId: 'A', status: 'resting' });
+    t.apply({ orderId: 'A', status: 'placed' });
     expect(o.status).toBe('cancelled');
     expect(events.at(-1)!.status).toBe('cancelled');
     expect(events).toHaveLength(3);
@@ -54,7 +54,7 @@ describe('tracker state machine', () => {
     t.sent(o, 'A');
     t.markUnknown(o, 'timeout');
     expect(o.status).toBe('unknown');
-    t.apply({ orderId: 'A', status: 'resting' });
+    t.apply({ orderId: 'A', status: 'placed' });
     expect(o.status).toBe('placed');
     t.requestCancel(o);
     expect(o.status).toBe('pendingCancel');
@@ -62,10 +62,6 @@ describe('tracker state machine', () => {
     expect([o.status, o.filledSize]).toEqual(['pendingCancel', 1]);
     t.cancelFailed(o, 'cancel failed: order not found');
     expect([o.status, o.reason]).toEqual(['working', 'cancel failed: order not found']);
-  });
-
-  it('reads venue spellings: resting, triggered, cancelledIoc', () => {
-    expect(['resting', 'triggered', 'cancelledIoc', 'cancelledIOC', 'error', 'bogus'].map(venueStatusOf)).toEqual(['placed', 'placed', 'cancelledIOC', 'cancelledIOC', undefined, undefined]);
   });
 
   it('ignores facts about orders it does not know', () => {
@@ -94,19 +90,19 @@ describe('tracker state machine', () => {
 describe('tracker idempotency', () => {
   /** A plausible venue history of one order: statuses in the order the venue applied them. */
   const history = fc.oneof(
-    fc.constant<VenueOrderFact[]>([{ orderId: 'A', status: 'resting' }, { orderId: 'A', status: 'cancelled' }]),
+    fc.constant<VenueOrderFact[]>([{ orderId: 'A', status: 'placed' }, { orderId: 'A', status: 'cancelled' }]),
     fc.integer({ min: 1, max: 2 }).map<VenueOrderFact[]>((f) => [
-      { orderId: 'A', status: 'resting' },
+      { orderId: 'A', status: 'placed' },
       { orderId: 'A', status: 'working', filledSize: f },
       { orderId: 'A', status: 'cancelled', filledSize: f },
     ]),
     fc.constant<VenueOrderFact[]>([
-      { orderId: 'A', status: 'resting' },
+      { orderId: 'A', status: 'placed' },
       { orderId: 'A', status: 'working', filledSize: 1 },
       { orderId: 'A', status: 'working', filledSize: 2 },
       { orderId: 'A', status: 'filled', filledSize: 3 },
     ]),
-    fc.constant<VenueOrderFact[]>([{ orderId: 'A', status: 'resting' }, { orderId: 'A', status: 'working', filledSize: 1 }]),
+    fc.constant<VenueOrderFact[]>([{ orderId: 'A', status: 'placed' }, { orderId: 'A', status: 'working', filledSize: 1 }]),
     fc.constant<VenueOrderFact[]>([{ orderId: 'A', status: 'rejectedCrossing' }]),
   );
 
