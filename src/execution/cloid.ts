@@ -1,4 +1,4 @@
-// v1 client order ids (`cloid`): a 32-byte hash of the strategy's tag, salted so no two uses of a tag ever collide.
+// Client order ids (`cloid`, where the codec has clientOrderIds): a 32-byte hash of the strategy's tag, salted per use.
 // Invariant: one (account, session, strategy, tag, sequence) gives one id; a new session never repeats an old id.
 
 import { sha256Base58 } from '../protocol/hash.js';
