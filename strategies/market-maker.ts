@@ -1,5 +1,5 @@
 // A simple market maker (the daemon's default): symmetric quotes around the mid, skewed by inventory, capped by a max position.
-// Invariants: quotes sit on the tick and lot grids, never cross the book or each other, meet minNotional; nothing is quoted until the book has both sides.
+// Invariants: quotes sit on the tick and lot grids, never cross the book or each other, meet minNotionalUsd; nothing is quoted until the book has both sides.
 
 import { combineLatest, distinctUntilChanged, map, skipWhile, throttleTime, type MonoTypeOperatorFunction } from 'rxjs';
 import {
@@ -52,7 +52,7 @@ export type MarketMakerParams = Infer<typeof marketMakerParams>;
 export interface QuoteResult {
   /** Empty when the book is one-sided or crossed. */
   readonly quotes: QuoteSpec[];
-  /** True when a level was left out because price × size was below the market's minNotional. */
+  /** True when a level was left out because price × size was below the market's minNotionalUsd. */
   readonly belowMinNotional: boolean;
 }
 
@@ -63,29 +63,29 @@ export interface QuoteResult {
 export function quotesFor(book: TopOfBook, position: number, p: MarketMakerParams, rules: MarketRules): QuoteResult {
   const bestBid = book.bestBid();
   const bestAsk = book.bestAsk();
-  if (!bestBid || !bestAsk || bestBid.px >= bestAsk.px) return { quotes: [], belowMinNotional: false };
-  const tick = rules.tickSize;
-  const mid = (bestBid.px + bestAsk.px) / 2;
+  if (!bestBid || !bestAsk || bestBid.price >= bestAsk.price) return { quotes: [], belowMinNotional: false };
+  const tick = rules.tickSizeUsd;
+  const mid = (bestBid.price + bestAsk.price) / 2;
   const halfSpread = p.halfSpreadTicks !== undefined ? p.halfSpreadTicks * tick : (mid * (p.halfSpreadBps ?? 10)) / 1e4;
   const inv = inventory(position, { max: p.maxPosition });
   const center = mid - inv.ratio * p.skew * halfSpread;
   const tif = p.postOnly ? 'ALO' : 'GTC';
-  const size = roundToLot(p.size, rules.lotSize);
+  const size = roundToLot(p.size, rules.lotSizeBase);
   let belowMinNotional = false;
 
   const side = (dir: 1 | -1, capacity: number): QuoteSpec[] => {
     const out: QuoteSpec[] = [];
     let room = capacity;
-    let previous = dir === 1 ? bestAsk.px : bestBid.px; // bids stay below the best ask, asks above the best bid
+    let previous = dir === 1 ? bestAsk.price : bestBid.price; // bids stay below the best ask, asks above the best bid
     for (let i = 0; i < p.levels; i++) {
       const raw = center - dir * halfSpread * (1 + i * p.levelSpacing);
       let price = roundToTick(raw, tick, dir === 1 ? 'down' : 'up');
       price = dir === 1 ? Math.min(price, roundToTick(previous - tick, tick)) : Math.max(price, roundToTick(previous + tick, tick));
       if (price <= 0) break;
-      const sz = Math.min(size, roundToLot(room, rules.lotSize));
+      const sz = Math.min(size, roundToLot(room, rules.lotSizeBase));
       if (sz <= 0) break;
       previous = price;
-      if (price * sz < rules.minNotional) {
+      if (price * sz < rules.minNotionalUsd) {
         belowMinNotional = true;
         continue;
       }
@@ -135,7 +135,7 @@ export default defineStrategy({
         const result = quotesFor(book, position, p, rules);
         if (result.belowMinNotional && !warned) {
           warned = true;
-          ctx.log.warn({ symbol: p.symbol, size: p.size, minNotional: rules.minNotional }, 'some quotes are below the market minimum notional and are left out');
+          ctx.log.warn({ symbol: p.symbol, size: p.size, minNotionalUsd: rules.minNotionalUsd }, 'some quotes are below the market minimum notional and are left out');
         }
         return { stamp: stamp(book), quotes: result.quotes };
       }),
@@ -145,7 +145,7 @@ export default defineStrategy({
       throttle,
       map((c): Intent => {
         quoteSets.inc();
-        return { kind: 'quoteSet', symbol: p.symbol, quotes: c.quotes, dataTimeMs: c.stamp.dataTimeMs, dataVersion: c.stamp.dataVersion };
+        return { kind: 'quoteSet', symbol: p.symbol, quotes: c.quotes, dataTimeMs: c.stamp.dataTimeMs, dataVersion: c.stamp.dataVersion, arrivalNs: c.stamp.arrivalNs };
       }),
     );
   },

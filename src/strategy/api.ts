@@ -3,12 +3,13 @@
 
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { AccountOrder, AccountPosition, AccountState } from '../account/state.js';
+import type { Fill } from '../core/account-data.js';
 import type { Clock } from '../core/clock.js';
 import { StrategyError } from '../core/errors.js';
 import type { DataStamp, Intent, OrderEvent } from '../core/intent.js';
+import type { BookLevel, MarketRules, Ticker, Trade } from '../core/market-data.js';
 import type { Schema } from '../core/schema.js';
-import type { BookView, Level } from '../market/book.js';
-import type { FillUpdate, Ticker, Trade } from '../protocol/v1/stream.js';
+import type { BookSide, BookView } from '../market/book.js';
 
 export type { DataStamp, Intent, LocalOrderStatus, OrderEvent, OrderRef, OrderSpec, OrderStatus, QuoteSpec, Side } from '../core/intent.js';
 export { TERMINAL_STATUSES } from '../core/intent.js';
@@ -16,7 +17,8 @@ export type { TimeInForce } from '../core/types.js';
 export { symbolSchema } from '../core/types.js';
 export { withDefault } from '../core/schema.js';
 export type { Clock } from '../core/clock.js';
-export type { AccountOrder, AccountPosition, AccountState, BookView, FillUpdate, Level, Ticker, Trade };
+export type { AccountOrder, AccountPosition, AccountState, BookLevel, BookSide, BookView, Fill, MarketRules, Ticker, Trade };
+export type { FillCause, Margin } from '../core/account-data.js';
 export type { Infer, Schema } from '../core/schema.js';
 /** The validator library (the one the config uses) for a strategy's `params`. */
 export * as schema from '../core/schema.js';
@@ -37,21 +39,9 @@ export interface StrategyAccount {
   /** The account's state after every change (positions, open orders, margin); replays the current one. */
   readonly state$: Observable<AccountState>;
   /** Fills of the account in the strategy's markets (all orders of the account, not only this strategy's). */
-  readonly fills$: Observable<FillUpdate>;
+  readonly fills$: Observable<Fill>;
   /** Changes of this strategy's own orders, as execution learned them (rejections included). */
   readonly orders$: Observable<OrderEvent>;
-}
-
-/** A market's trading rules (from exchangeInfo). */
-export interface MarketRules {
-  readonly symbol: string;
-  /** Price step, USD. */
-  readonly tickSize: number;
-  /** Size step, base units. */
-  readonly lotSize: number;
-  /** Smallest price × size of an order that is not reduce-only, USD (0 when the venue sets none). */
-  readonly minNotional: number;
-  readonly maxLeverage: number;
 }
 
 /** pino-compatible: structured fields first, then the message. */
@@ -265,13 +255,13 @@ export function roundToStep(value: number, step: number, mode: Rounding = 'neare
 }
 
 /** A price (USD) on the tick grid: 'down' for bids, 'up' for asks so a quote is never tighter than asked. */
-export function roundToTick(price: number, tickSize: number, mode: Rounding = 'nearest'): number {
-  return roundToStep(price, tickSize, mode);
+export function roundToTick(price: number, tickSizeUsd: number, mode: Rounding = 'nearest'): number {
+  return roundToStep(price, tickSizeUsd, mode);
 }
 
 /** A size (base units) on the lot grid; 'down' by default so an order never exceeds what was asked. */
-export function roundToLot(size: number, lotSize: number, mode: Rounding = 'down'): number {
-  return roundToStep(size, lotSize, mode);
+export function roundToLot(size: number, lotSizeBase: number, mode: Rounding = 'down'): number {
+  return roundToStep(size, lotSizeBase, mode);
 }
 
 /** The part of a book the price helpers read. */
@@ -281,7 +271,7 @@ export type TopOfBook = Pick<BookView, 'bestBid' | 'bestAsk'>;
 export function mid(book: TopOfBook): number | undefined {
   const bid = book.bestBid();
   const ask = book.bestAsk();
-  return bid && ask ? (bid.px + ask.px) / 2 : undefined;
+  return bid && ask ? (bid.price + ask.price) / 2 : undefined;
 }
 
 export interface Spread {
@@ -296,13 +286,13 @@ export function spread(book: TopOfBook): Spread | undefined {
   const bid = book.bestBid();
   const ask = book.bestAsk();
   if (!bid || !ask) return undefined;
-  const abs = ask.px - bid.px;
-  return { abs, bps: (abs / ((bid.px + ask.px) / 2)) * 1e4 };
+  const abs = ask.price - bid.price;
+  return { abs, bps: (abs / ((bid.price + ask.price) / 2)) * 1e4 };
 }
 
-/** The DataStamp of an intent computed from `book`: its venue timestamp (epoch ms) and version. */
-export function stamp(book: Pick<BookView, 'timestamp' | 'version'>): DataStamp {
-  return { dataTimeMs: book.timestamp, dataVersion: book.version };
+/** The DataStamp of an intent computed from `book`: its venue time (epoch ms), version and arrival time (ns). */
+export function stamp(book: Pick<BookView, 'venueTimeMs' | 'version' | 'arrivalNs'>): DataStamp {
+  return { dataTimeMs: book.venueTimeMs, dataVersion: book.version, arrivalNs: book.arrivalNs };
 }
 
 /** Signed position in `symbol` (long > 0), base units; 0 without a state or a position. */

@@ -3,11 +3,11 @@
 
 import { filter, type Observable, type SchedulerLike } from 'rxjs';
 import type { AccountState } from '../account/state.js';
-import type { MarketInfo } from '../client/exchange-info.js';
+import type { Fill } from '../core/account-data.js';
 import type { Clock } from '../core/clock.js';
 import { StrategyError } from '../core/errors.js';
 import type { OrderEvent } from '../core/intent.js';
-import type { FillUpdate } from '../protocol/v1/stream.js';
+import type { MarketRules } from '../core/market-data.js';
 import {
   MAX_LABEL_NAMES,
   MAX_SERIES_PER_METRIC,
@@ -15,7 +15,6 @@ import {
   type GaugeMetric,
   type HistogramMetric,
   type HistogramOptions,
-  type MarketRules,
   type MetricLabels,
   type MetricOptions,
   type StrategyContext,
@@ -35,7 +34,7 @@ export function schedulerClock(scheduler: SchedulerLike): Clock {
 /** The account reads a context needs (AccountStreams has them). */
 export interface AccountSource {
   state$(user: string): Observable<AccountState>;
-  fills$(user: string): Observable<FillUpdate>;
+  fills$(user: string): Observable<Fill>;
 }
 
 export interface StrategyContextOptions {
@@ -51,16 +50,17 @@ export interface StrategyContextOptions {
   user: string;
   /** The strategy's own order events (StrategyHost.orders$(name)). */
   orders$: Observable<OrderEvent>;
-  /** The venue's markets (exchangeInfo). */
-  markets: Iterable<MarketInfo>;
+  /** The venue's markets (Venue.markets()). */
+  markets: Iterable<MarketRules>;
   clock: Clock;
   scheduler: SchedulerLike;
   log?: StrategyLogger;
   metrics?: StrategyMetrics;
 }
 
-function rulesOf(m: MarketInfo): MarketRules {
-  return Object.freeze({ symbol: m.symbol, tickSize: m.tickSize, lotSize: m.lotSize, minNotional: m.minNotional ?? 0, maxLeverage: m.maxLeverage });
+/** A frozen copy holding exactly the rules (what a plugin may read of a market). */
+function rulesOf(m: MarketRules): MarketRules {
+  return Object.freeze({ symbol: m.symbol, tickSizeUsd: m.tickSizeUsd, lotSizeBase: m.lotSizeBase, minNotionalUsd: m.minNotionalUsd, maxLeverage: m.maxLeverage });
 }
 
 /** The context of one strategy; its market and rule lookups throw StrategyError outside its markets. */

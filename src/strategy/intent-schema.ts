@@ -2,7 +2,7 @@
 // Invariants: accepts exactly the shapes of core/intent.ts (no unknown fields, finite positive prices and sizes); never transforms.
 
 import type { Intent } from '../core/intent.js';
-import { array, boolean, literal, number, object, optional, refine, string, tagged, union, type Schema } from '../core/schema.js';
+import { array, boolean, custom, invalid, literal, number, object, optional, refine, string, tagged, union, type Schema } from '../core/schema.js';
 import { symbolSchema } from '../core/types.js';
 
 const STRICT = { strict: true };
@@ -15,9 +15,17 @@ const price = number({ gt: 0 });
 const size = number({ gt: 0 });
 const clientTag = string({ minLength: 1, maxLength: 64, pattern: /^[\x21-\x7e]+$/, patternName: 'printable ASCII without spaces' });
 
+/** A session-clock time in ns: a bigint, never negative. */
+const nanos = custom<bigint>('bigint >= 0', (v) => {
+  if (typeof v !== 'bigint') invalid(`expected a bigint, got ${v === null ? 'null' : typeof v}`);
+  if (v < 0n) invalid(`must be >= 0, got ${v}`);
+  return v;
+});
+
 const stamp = {
   dataTimeMs: number({ min: 0 }),
   dataVersion: number({ integer: true, min: 0 }),
+  arrivalNs: optional(nanos),
 };
 
 export const orderSpecSchema = refine(

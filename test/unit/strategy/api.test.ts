@@ -2,6 +2,7 @@ import { EMPTY } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { StrategyError } from '../../../src/core/errors.js';
 import { parse } from '../../../src/core/schema.js';
+import { L2Book } from '../../../src/market/book.js';
 import {
   defineStrategy,
   inventory,
@@ -78,8 +79,15 @@ describe('book helpers', () => {
     expect(spread(book([], [[101, 1]]))).toBeUndefined();
   });
 
-  it('stamp carries the book timestamp (ms) and version', () => {
-    expect(stamp(book([[99, 1]], [[101, 1]], 7, 1234))).toEqual({ dataTimeMs: 1234, dataVersion: 7 });
+  it('stamp carries the book venue time (ms), version and arrival time (ns)', () => {
+    expect(stamp(book([[99, 1]], [[101, 1]], 7, 1234))).toEqual({ dataTimeMs: 1234, dataVersion: 7, arrivalNs: 7_000n });
+  });
+
+  it("stamp of a live book carries the arrival time of the update it applied last", () => {
+    const b = new L2Book('BTC-USD');
+    b.apply({ kind: 'snapshot', symbol: 'BTC-USD', bids: [{ price: 99, size: 1, orders: 1 }], asks: [{ price: 101, size: 1, orders: 1 }], venueTimeMs: 1234, arrivalNs: 5_000_000_123n });
+    b.apply({ kind: 'delta', symbol: 'BTC-USD', bids: [{ price: 99, size: 2, orders: 1 }], asks: [], venueTimeMs: 1235, arrivalNs: 5_000_000_456n });
+    expect(stamp(b)).toEqual({ dataTimeMs: 1235, dataVersion: 2, arrivalNs: 5_000_000_456n });
   });
 });
 

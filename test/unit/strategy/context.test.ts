@@ -1,8 +1,7 @@
 import { firstValueFrom, of, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import type { FillUpdate } from '../../../src/protocol/v1/stream.js';
-import { MAX_SERIES_PER_METRIC } from '../../../src/strategy/api.js';
+import { MAX_SERIES_PER_METRIC, type Fill } from '../../../src/strategy/api.js';
 import { MemoryMetrics } from '../../../src/strategy/context.js';
 import { book, fakeContext, recordingLogger } from './helpers.js';
 
@@ -15,18 +14,19 @@ describe('createStrategyContext', () => {
     expect(() => ctx.market.book$('BTC-USD')).not.toThrow();
     expect(() => ctx.market.book$('ETH-USD')).toThrow('strategy mm: market ETH-USD is not one of its markets (BTC-USD)');
     expect(() => ctx.market.trades$('ETH-USD')).toThrow(/not one of its markets/);
-    expect(ctx.rules('BTC-USD')).toEqual({ symbol: 'BTC-USD', tickSize: 0.1, lotSize: 0.0001, minNotional: 10, maxLeverage: 50 });
+    expect(ctx.rules('BTC-USD')).toEqual({ symbol: 'BTC-USD', tickSizeUsd: 0.1, lotSizeBase: 0.0001, minNotionalUsd: 10, maxLeverage: 50 });
+    expect(Object.isFrozen(ctx.rules('BTC-USD'))).toBe(true);
     expect(() => ctx.rules('DOGE-USD')).toThrow('strategy mm: no market rules for DOGE-USD');
   });
 
   it('without symbols any market may be read', () => {
     const ctx = fakeContext({ scheduler });
     expect(() => ctx.market.book$('ETH-USD')).not.toThrow();
-    expect(ctx.rules('ETH-USD').tickSize).toBe(0.01);
+    expect(ctx.rules('ETH-USD').tickSizeUsd).toBe(0.01);
   });
 
   it('passes on fills of its markets only', async () => {
-    const fill = (symbol: string) => ({ type: 'fill', symbol }) as unknown as FillUpdate;
+    const fill = (symbol: string): Fill => ({ symbol, orderId: 'o1', side: 'buy', price: 100, size: 1, feeUsd: 0.01, maker: true, cause: 'trade', venueTimeNs: 1n });
     const ctx = fakeContext({ symbols: ['BTC-USD'], scheduler, fills$: of(fill('BTC-USD'), fill('ETH-USD'), fill('BTC-USD')) });
     expect((await firstValueFrom(ctx.account.fills$.pipe(toArray()))).map((f) => f.symbol)).toEqual(['BTC-USD', 'BTC-USD']);
   });

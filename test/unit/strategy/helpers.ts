@@ -2,32 +2,31 @@
 // Invariant: no real time and no network; everything is driven by the streams the test provides.
 
 import { NEVER, type Observable, type SchedulerLike } from 'rxjs';
-import type { AccountState } from '../../../src/account/state.js';
-import type { MarketInfo } from '../../../src/client/exchange-info.js';
-import type { OrderEvent } from '../../../src/core/intent.js';
-import type { BookSide, BookView, Level } from '../../../src/market/book.js';
-import type { FillUpdate, Ticker, Trade } from '../../../src/protocol/v1/stream.js';
-import type { StrategyContext, StrategyLogger } from '../../../src/strategy/api.js';
+import type { AccountState, BookLevel, BookSide, BookView, Fill, MarketRules, OrderEvent, StrategyContext, StrategyLogger, Ticker, Trade } from '../../../src/strategy/api.js';
 import { createStrategyContext, MemoryMetrics, schedulerClock } from '../../../src/strategy/context.js';
 
-export const BTC: MarketInfo = { symbol: 'BTC-USD', tickSize: 0.1, lotSize: 0.0001, minNotional: 10, maxLeverage: 50 };
-export const ETH: MarketInfo = { symbol: 'ETH-USD', tickSize: 0.01, lotSize: 0.001, minNotional: 10, maxLeverage: 25 };
+export const BTC: MarketRules = { symbol: 'BTC-USD', tickSizeUsd: 0.1, lotSizeBase: 0.0001, minNotionalUsd: 10, maxLeverage: 50 };
+export const ETH: MarketRules = { symbol: 'ETH-USD', tickSizeUsd: 0.01, lotSizeBase: 0.001, minNotionalUsd: 10, maxLeverage: 25 };
 
-/** A frozen book: `bids` and `asks` best first as [px, sz] pairs. */
-export function book(bids: Array<[number, number]>, asks: Array<[number, number]>, version = 1, timestamp = 1_700_000_000_000, symbol = 'BTC-USD'): BookView {
-  const side = (levels: Array<[number, number]>): Level[] => levels.map(([px, sz]) => ({ px, sz, n: 1 }));
+/** The arrival time `book` gives a book of `version` (ns): each version its own. */
+export const arrivalOf = (version: number): bigint => BigInt(version) * 1_000n;
+
+/** A frozen book: `bids` and `asks` best first as [price, size] pairs. */
+export function book(bids: Array<[number, number]>, asks: Array<[number, number]>, version = 1, venueTimeMs = 1_700_000_000_000, symbol = 'BTC-USD'): BookView {
+  const side = (levels: Array<[number, number]>): BookLevel[] => levels.map(([price, size]) => ({ price, size, orders: 1 }));
   const b = side(bids);
   const a = side(asks);
   const of = (s: BookSide) => (s === 'bid' ? b : a);
   return {
     symbol,
     version,
-    timestamp,
+    venueTimeMs,
+    arrivalNs: arrivalOf(version),
     bestBid: () => b[0],
     bestAsk: () => a[0],
     depth: (s) => of(s).length,
     levels: (s, n = Infinity) => of(s).slice(0, n),
-    isCrossed: () => b.length > 0 && a.length > 0 && b[0]!.px >= a[0]!.px,
+    isCrossed: () => b.length > 0 && a.length > 0 && b[0]!.price >= a[0]!.price,
     snapshot: (n = Infinity) => ({ bids: b.slice(0, n), asks: a.slice(0, n) }),
   };
 }
@@ -38,7 +37,7 @@ export function accountState(positions: Record<string, number> = {}): AccountSta
     user: 'user',
     orders: new Map(),
     positions: new Map(
-      Object.entries(positions).map(([symbol, size]) => [symbol, { symbol, size, price: 0, realizedPnl: 0, leverage: 1, unrealizedPnl: undefined, liquidationPrice: undefined }]),
+      Object.entries(positions).map(([symbol, size]) => [symbol, { symbol, size, entryPrice: 0, realizedPnlUsd: 0, leverage: 1, unrealizedPnlUsd: undefined, liquidationPrice: undefined }]),
     ),
     collateral: new Map(),
     margin: undefined,
@@ -52,7 +51,7 @@ export interface FakeContextOptions {
   scheduler: SchedulerLike;
   books?: Record<string, Observable<BookView>>;
   state$?: Observable<AccountState>;
-  fills$?: Observable<FillUpdate>;
+  fills$?: Observable<Fill>;
   orders$?: Observable<OrderEvent>;
   log?: StrategyLogger;
   metrics?: MemoryMetrics;

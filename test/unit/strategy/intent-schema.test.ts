@@ -16,6 +16,8 @@ const valid: Intent[] = [
   { kind: 'replace', ...st, ref: { clientTag: 'bid-0' }, order },
   { kind: 'quoteSet', ...st, symbol: 'BTC-USD', quotes: [] },
   { kind: 'quoteSet', ...st, symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 99, size: 1, tif: 'ALO' }, { side: 'sell', price: 101, size: 1 }] },
+  { kind: 'quoteSet', ...st, arrivalNs: 0n, symbol: 'BTC-USD', quotes: [] },
+  { kind: 'cancelAll', ...st, arrivalNs: 1_700_000_000_000_000_000n },
 ];
 
 function reason(value: unknown): string | undefined {
@@ -32,6 +34,8 @@ describe('intentSchema', () => {
     expect(reason({ kind: 'cancelAll', ...st, extra: 1 })).toBe('intent.extra: unknown field');
     expect(reason({ kind: 'cancelAll', dataTimeMs: 1 })).toBe('intent.dataVersion: missing field');
     expect(reason({ kind: 'cancelAll', ...st, dataVersion: 1.5 })).toBe('intent.dataVersion: expected an integer, got 1.5');
+    expect(reason({ kind: 'cancelAll', ...st, arrivalNs: -1n })).toBe('intent.arrivalNs: must be >= 0, got -1');
+    expect(reason({ kind: 'cancelAll', ...st, arrivalNs: 5 })).toBe('intent.arrivalNs: expected a bigint, got number');
     expect(reason({ kind: 'cancelAll', ...st, symbols: [] })).toBe('intent.symbols: array shorter than 1');
     expect(reason({ kind: 'place', ...st, order: { ...order, size: 0 } })).toBe('intent.order.size: must be > 0, got 0');
     expect(reason({ kind: 'place', ...st, order: { ...order, price: Infinity } })).toBe('intent.order.price: expected a finite number, got Infinity');

@@ -4,10 +4,9 @@ import { parse } from '../../../src/core/schema.js';
 import type { Intent, QuoteSpec } from '../../../src/strategy/api.js';
 import { MemoryMetrics } from '../../../src/strategy/context.js';
 import marketMaker, { marketMakerParams, quotesFor, type MarketMakerParams } from '../../../strategies/market-maker.js';
-import { accountState, book, BTC, ETH, fakeContext, recordingLogger } from './helpers.js';
+import { accountState, arrivalOf, book, BTC, ETH, fakeContext, recordingLogger } from './helpers.js';
 
 const T0 = 1_700_000_000_000;
-const BTC_RULES = { ...BTC, minNotional: BTC.minNotional ?? 0 };
 
 function params(extra: Record<string, unknown> = {}): MarketMakerParams {
   return parse(marketMakerParams, { symbol: 'BTC-USD', size: 0.01, halfSpreadBps: 10, maxPosition: 0.05, ...extra });
@@ -17,7 +16,7 @@ const bid = (price: number, size = 0.01): QuoteSpec => ({ side: 'buy', price, si
 const ask = (price: number, size = 0.01): QuoteSpec => ({ side: 'sell', price, size, tif: 'ALO' });
 
 function quoteSet(quotes: QuoteSpec[], version: number, timeMs = T0): Intent {
-  return { kind: 'quoteSet', symbol: 'BTC-USD', quotes, dataTimeMs: timeMs, dataVersion: version };
+  return { kind: 'quoteSet', symbol: 'BTC-USD', quotes, dataTimeMs: timeMs, dataVersion: version, arrivalNs: arrivalOf(version) };
 }
 
 function scheduler() {
@@ -43,51 +42,51 @@ describe('quotesFor', () => {
   const a = book([[99_990, 1]], [[100_010, 1]]);
 
   it('quotes half the spread around the mid, bids rounded down and asks up to the tick', () => {
-    expect(quotesFor(a, 0, params(), BTC_RULES)).toEqual({ quotes: [bid(99_900), ask(100_100)], belowMinNotional: false });
+    expect(quotesFor(a, 0, params(), BTC)).toEqual({ quotes: [bid(99_900), ask(100_100)], belowMinNotional: false });
     // mid 100005, half-spread 100.005: 99904.995 → 99904.9 and 100105.005 → 100105.1, exactly.
-    expect(quotesFor(book([[99_995, 1]], [[100_015, 1]]), 0, params(), BTC_RULES).quotes).toEqual([bid(99_904.9), ask(100_105.1)]);
+    expect(quotesFor(book([[99_995, 1]], [[100_015, 1]]), 0, params(), BTC).quotes).toEqual([bid(99_904.9), ask(100_105.1)]);
   });
 
   it('quotes nothing on a one-sided or crossed book', () => {
-    expect(quotesFor(book([[99_990, 1]], []), 0, params(), BTC_RULES).quotes).toEqual([]);
-    expect(quotesFor(book([], [[100_010, 1]]), 0, params(), BTC_RULES).quotes).toEqual([]);
-    expect(quotesFor(book([[100_010, 1]], [[100_000, 1]]), 0, params(), BTC_RULES).quotes).toEqual([]);
+    expect(quotesFor(book([[99_990, 1]], []), 0, params(), BTC).quotes).toEqual([]);
+    expect(quotesFor(book([], [[100_010, 1]]), 0, params(), BTC).quotes).toEqual([]);
+    expect(quotesFor(book([[100_010, 1]], [[100_000, 1]]), 0, params(), BTC).quotes).toEqual([]);
   });
 
   it('places levels in ticks, best first, sizes rounded down to the lot', () => {
     const p = params({ halfSpreadBps: undefined, halfSpreadTicks: 5, levels: 3, size: 0.01234, postOnly: false });
     const gtc = (side: 'buy' | 'sell', price: number): QuoteSpec => ({ side, price, size: 0.0123, tif: 'GTC' });
-    expect(quotesFor(a, 0, p, BTC_RULES).quotes).toEqual([gtc('buy', 99_999.5), gtc('buy', 99_999), gtc('buy', 99_998.5), gtc('sell', 100_000.5), gtc('sell', 100_001), gtc('sell', 100_001.5)]);
+    expect(quotesFor(a, 0, p, BTC).quotes).toEqual([gtc('buy', 99_999.5), gtc('buy', 99_999), gtc('buy', 99_998.5), gtc('sell', 100_000.5), gtc('sell', 100_001), gtc('sell', 100_001.5)]);
   });
 
   it('keeps levels at least a tick apart when the spacing is below a tick', () => {
     const p = params({ halfSpreadBps: undefined, halfSpreadTicks: 1, levels: 3, levelSpacing: 0.1 });
-    expect(quotesFor(a, 0, p, BTC_RULES).quotes.map((q) => q.price)).toEqual([99_999.9, 99_999.8, 99_999.7, 100_000.1, 100_000.2, 100_000.3]);
+    expect(quotesFor(a, 0, p, BTC).quotes.map((q) => q.price)).toEqual([99_999.9, 99_999.8, 99_999.7, 100_000.1, 100_000.2, 100_000.3]);
   });
 
   it('skews against the position and quotes only the reducing side at the maximum', () => {
     // ratio 0.5, skew 0.5: the centre moves down by a quarter of the half-spread (25 USD).
-    expect(quotesFor(a, 0.025, params(), BTC_RULES).quotes).toEqual([bid(99_875), ask(100_075)]);
-    expect(quotesFor(a, -0.025, params(), BTC_RULES).quotes).toEqual([bid(99_925), ask(100_125)]);
-    expect(quotesFor(a, 0.05, params(), BTC_RULES).quotes).toEqual([ask(100_050)]);
-    expect(quotesFor(a, -0.05, params(), BTC_RULES).quotes).toEqual([bid(99_950)]);
+    expect(quotesFor(a, 0.025, params(), BTC).quotes).toEqual([bid(99_875), ask(100_075)]);
+    expect(quotesFor(a, -0.025, params(), BTC).quotes).toEqual([bid(99_925), ask(100_125)]);
+    expect(quotesFor(a, 0.05, params(), BTC).quotes).toEqual([ask(100_050)]);
+    expect(quotesFor(a, -0.05, params(), BTC).quotes).toEqual([bid(99_950)]);
     // Near the maximum only the room left is bid.
-    expect(quotesFor(a, 0.045, params(), BTC_RULES).quotes[0]).toEqual(bid(99_855, 0.005));
+    expect(quotesFor(a, 0.045, params(), BTC).quotes[0]).toEqual(bid(99_855, 0.005));
   });
 
   it('never crosses the book, however strong the skew', () => {
     const tight = book([[100_000, 1]], [[100_000.1, 1]]);
     const p = params({ halfSpreadBps: undefined, halfSpreadTicks: 1, skew: 4 });
-    expect(quotesFor(tight, 0.05, p, BTC_RULES).quotes).toEqual([ask(100_000.1)]);
-    expect(quotesFor(tight, -0.05, p, BTC_RULES).quotes).toEqual([bid(100_000)]);
+    expect(quotesFor(tight, 0.05, p, BTC).quotes).toEqual([ask(100_000.1)]);
+    expect(quotesFor(tight, -0.05, p, BTC).quotes).toEqual([bid(100_000)]);
   });
 
   it('leaves out quotes below the minimum notional', () => {
     const eth = book([[1_999, 1]], [[2_001, 1]], 1, T0, 'ETH-USD');
     const p = params({ symbol: 'ETH-USD', size: 0.001 });
-    expect(quotesFor(eth, 0, p, { ...ETH, minNotional: 10 })).toEqual({ quotes: [], belowMinNotional: true });
+    expect(quotesFor(eth, 0, p, { ...ETH, minNotionalUsd: 10 })).toEqual({ quotes: [], belowMinNotional: true });
     // 0.005 ETH: the bid (1998 × 0.005 = 9.99 USD) is left out, the ask (10.01 USD) stays.
-    expect(quotesFor(eth, 0, { ...p, size: 0.005 }, { ...ETH, minNotional: 10 })).toEqual({ quotes: [{ side: 'sell', price: 2_002, size: 0.005, tif: 'ALO' }], belowMinNotional: true });
+    expect(quotesFor(eth, 0, { ...p, size: 0.005 }, { ...ETH, minNotionalUsd: 10 })).toEqual({ quotes: [{ side: 'sell', price: 2_002, size: 0.005, tif: 'ALO' }], belowMinNotional: true });
   });
 });
 
@@ -172,9 +171,9 @@ describe('market maker stream (marbles)', () => {
       // 0.006 ETH is 12 USD at 2000 (quoted) but 6 USD at 1000 (left out): the set empties.
       const p = params({ symbol: 'ETH-USD', size: 0.006, minIntervalMs: 0 });
       expectObservable(marketMaker.create(ctx, p)).toBe('a 9ms b 9ms c', {
-        a: { kind: 'quoteSet', symbol: 'ETH-USD', quotes: [bid(1_998, 0.006), ask(2_002, 0.006)], dataTimeMs: T0, dataVersion: 1 },
-        b: { kind: 'quoteSet', symbol: 'ETH-USD', quotes: [bid(1_997, 0.006), ask(2_001, 0.006)], dataTimeMs: T0, dataVersion: 2 },
-        c: { kind: 'quoteSet', symbol: 'ETH-USD', quotes: [], dataTimeMs: T0, dataVersion: 3 },
+        a: { kind: 'quoteSet', symbol: 'ETH-USD', quotes: [bid(1_998, 0.006), ask(2_002, 0.006)], dataTimeMs: T0, dataVersion: 1, arrivalNs: arrivalOf(1) },
+        b: { kind: 'quoteSet', symbol: 'ETH-USD', quotes: [bid(1_997, 0.006), ask(2_001, 0.006)], dataTimeMs: T0, dataVersion: 2, arrivalNs: arrivalOf(2) },
+        c: { kind: 'quoteSet', symbol: 'ETH-USD', quotes: [], dataTimeMs: T0, dataVersion: 3, arrivalNs: arrivalOf(3) },
       });
     });
     expect(metrics.value('quote_sets_total')).toBe(3);
