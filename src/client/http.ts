@@ -195,7 +195,7 @@ export class HttpClient {
     return outcome;
   }
 
-  /** Submitter.warm: builds the request text submit() would write (over the raw pool), sends and counts nothing. */
+  /** Builds the request text submit() would write (over the raw pool), sending and counting nothing (the venue's rehearsal). */
   warm(request: SignedRequest): void {
     this.raw?.requestText('POST', this.pathOf(request.encoded.path), request.bodyText);
   }

@@ -113,7 +113,7 @@ interface TopicEntry {
 type Pending = { readonly topics: readonly string[] } | { readonly topics: undefined };
 
 /** What one frame stands for in the model (see InboundCodec.decodeStream). */
-type Decoded = StreamMessage | readonly StreamMessage[];
+export type Decoded = StreamMessage | readonly StreamMessage[];
 
 function isList(decoded: Decoded): decoded is readonly StreamMessage[] {
   return Array.isArray(decoded);
@@ -213,10 +213,13 @@ export class WsConnection {
     else this.sendUnsubscribe(topic);
   }
 
-  /** Parses and decodes the last frame routed to `topic` again, routing and counting nothing (keep-warm dry runs). */
-  warm(topic: string): void {
+  /**
+   * Parses and decodes the last frame routed to `topic` again, routing and counting nothing (keep-warm rehearsals).
+   * Returns what it decoded to; undefined without a frame.
+   */
+  warm(topic: string): Decoded | undefined {
     const text = this.topics.get(topic)?.lastFrame;
-    if (text !== undefined) this.parse(text);
+    return text === undefined ? undefined : this.parse(text);
   }
 
   /** Unsubscribes and subscribes `topic` again (the venue then sends its snapshot first). */

@@ -2,10 +2,10 @@
 // freshness of every held topic. Invariants: a topic is subscribed on the venue exactly while someone listens; each
 // topic lives on one connection; a refused topic errors its observable and is not held.
 
-import { merge, Observable, Subject } from 'rxjs';
+import { BehaviorSubject, merge, Observable, Subject } from 'rxjs';
 import { multicast } from '../core/rx.js';
 import { MAX_SUBSCRIPTIONS, type StreamMessage, type Subscription } from '../protocol/v1/stream.js';
-import { topicOf, WsConnection, type ConnectionStats, type WsConnectionOptions } from './ws-connection.js';
+import { topicOf, WsConnection, type ConnectionStats, type Decoded, type WsConnectionOptions } from './ws-connection.js';
 
 /** A held topic turned fresh (data or pongs within the bound, confirmed) or stale (with why). */
 export interface TopicHealth {
@@ -23,8 +23,6 @@ export interface StreamSource {
   topic$(subscription: Subscription): Observable<StreamMessage>;
   /** Asks the venue for the topic again (its snapshot comes first); a no-op for a topic nobody holds. */
   resubscribe(topic: string): void;
-  /** Decodes the topic's last frame again, delivering nothing (keep-warm dry runs); a no-op without one. */
-  warm?(topic: string): void;
 }
 
 export interface WsPoolOptions extends WsConnectionOptions {
@@ -39,6 +37,9 @@ export class WsPool implements StreamSource {
   private readonly perConnection: number;
   private readonly stale = new Map<string, string>();
   private readonly health = new Subject<TopicHealth>();
+  private readonly connectionList = new BehaviorSubject<readonly WsConnection[]>([]);
+  /** The connections after each change of the set (the current set first); completes on close(). */
+  readonly connections$: Observable<readonly WsConnection[]> = this.connectionList.asObservable();
   /** Every freshness change of a held topic; a released or refused topic leaves the stale set (no longer watched). */
   readonly health$: Observable<TopicHealth> = this.health.asObservable();
 
@@ -117,12 +118,16 @@ export class WsPool implements StreamSource {
     this.owners.get(topic)?.resubscribe(topic);
   }
 
-  warm(topic: string): void {
-    this.owners.get(topic)?.warm(topic);
+  /** Decodes the topic's last frame again, delivering and counting nothing (keep-warm); undefined without one. */
+  warm(topic: string): Decoded | undefined {
+    return this.owners.get(topic)?.warm(topic);
   }
 
+  /** Closes every connection; connections$ then completes. */
   close(): void {
     for (const c of this.conns.splice(0)) c.close();
+    this.connectionList.next([]);
+    this.connectionList.complete();
   }
 
   private connectionWithRoom(): WsConnection {
@@ -130,6 +135,7 @@ export class WsPool implements StreamSource {
     if (!conn) {
       conn = new WsConnection({ ...this.opts, onHealth: (topic, fresh, reason) => this.onHealth(topic, fresh, reason) });
       this.conns.push(conn);
+      this.connectionList.next([...this.conns]);
     }
     return conn;
   }
@@ -145,5 +151,6 @@ export class WsPool implements StreamSource {
     if (conn.topicCount > 0 || this.conns.length === 1) return;
     this.conns.splice(this.conns.indexOf(conn), 1);
     conn.close();
+    this.connectionList.next([...this.conns]);
   }
 }
