@@ -287,13 +287,14 @@ export class WsConnection {
     this.stopWatching();
     this.awaiting.length = 0;
     this.unsent = [];
+    // The state first: the topics' stale reason names it.
+    if (!this.closed) this.stateSubject.next('backingOff');
     for (const [topic, entry] of this.topics) {
       entry.live = false;
       this.report(topic, entry);
     }
     if (this.closed) return;
     const delayMs = backoffDelayMs(this.attempt++, this.opts.backoff, this.opts.random);
-    this.stateSubject.next('backingOff');
     this.logger.info({ url: this.opts.url, delayMs: Math.round(delayMs), topics: this.topics.size }, 'websocket closed; reconnecting');
     this.reconnect = this.scheduler.schedule(() => this.connect(), delayMs);
   }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Subscription } from 'rxjs';
 import type { ConnectionState } from '../../../src/client/ws-connection.js';
-import { WsPool } from '../../../src/client/ws-pool.js';
+import { WsPool, type TopicHealth } from '../../../src/client/ws-pool.js';
 import { subscriptionOfTopic } from '../../../src/client/topics.js';
 import type { StreamMessage } from '../../../src/protocol/v1/stream.js';
 import { key, LoopbackVenue } from '../../support/loopback-venue.js';
@@ -32,6 +32,25 @@ describe('WsConnection and WsPool', () => {
     await until(() => messages.length === 2, 'snapshot after resubscribe');
     expect(states).toEqual(['connecting', 'open', 'backingOff', 'connecting', 'open']);
     expect(pool.connections[0]!.state).toBe('open');
+  });
+
+  it('a dropped connection makes its topics stale naming the connection\'s state, then fresh once confirmed again; connections$ follows the set', async () => {
+    venue = await LoopbackVenue.start();
+    pool = new WsPool({ url: venue.wsUrl, backoff: { initialMs: 10, maxMs: 20 }, random: () => 0.5 });
+    const sets: number[] = [];
+    subs.push(pool.connections$.subscribe((c) => sets.push(c.length)));
+    const health: TopicHealth[] = [];
+    subs.push(pool.health$.subscribe((h) => health.push(h)));
+    subs.push(pool.topic$(ticker('BTC-USD')).subscribe());
+    await until(() => health.some((h) => h.fresh), 'fresh');
+    const from = health.length;
+    venue.dropConnections();
+    await until(() => health.slice(from).some((h) => h.fresh), 'fresh again');
+    expect(health.slice(from)).toEqual([
+      { topic: 'ticker.BTC-USD', fresh: false, reason: 'connection backingOff' },
+      { topic: 'ticker.BTC-USD', fresh: true, reason: 'fresh' },
+    ]);
+    expect(sets).toEqual([0, 1]);
   });
 
   it('keeps integers beyond 2^53 exact (bare ns timestamps) and keeps reading plain frames after', async () => {
