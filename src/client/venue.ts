@@ -221,10 +221,55 @@ class LiveHealth implements VenueHealth {
   }
 }
 
+/** The parts a live venue is made of: clients already built with the venue's dialect (tests tune their timers). */
+export interface LiveVenueParts {
+  http: HttpClient;
+  pool: WsPool;
+  dialect: Dialect;
+  network: Network;
+  /** The clock `pool` stamps frames with. Default: the system clock. */
+  clock?: Clock;
+  /** The scheduler `pool` runs on. Default asyncScheduler. */
+  scheduler?: SchedulerLike;
+  logger?: Logger;
+}
+
 /**
- * Opens the live venue: an HttpClient and a WsPool (connections open as streams are subscribed). `health.connected$` is
- * true while every connection is open, and before the first one exists. Throws RangeError for a URL that is not http(s).
+ * The live venue over `parts` (closing it closes both clients). `health.connected$` is true while every connection is
+ * open, and before the first one exists (connections open as streams are subscribed).
  */
+export function liveVenueOf(parts: LiveVenueParts): LiveVenue {
+  const { http, pool } = parts;
+  const clock = parts.clock ?? systemClock();
+  const market = new LiveMarketData(pool, http, clock);
+  const submitter = new LiveSubmitter(http);
+  return {
+    http,
+    pool,
+    dialect: parts.dialect,
+    network: parts.network,
+    market,
+    account: new LiveAccountData(pool, http),
+    submitter,
+    markets: async (): Promise<readonly MarketRules[]> => (await http.exchangeInfo()).map(marketRulesOf),
+    health: new LiveHealth(pool),
+    clock,
+    scheduler: parts.scheduler ?? asyncScheduler,
+    logger: parts.logger ?? silentLogger,
+    rehearsal: {
+      rehearse() {
+        market.rehearse();
+        submitter.rehearse();
+      },
+    },
+    close() {
+      pool.close();
+      http.close();
+    },
+  };
+}
+
+/** Opens the live venue: an HttpClient and a WsPool for `opts`. Throws RangeError for a URL that is not http(s). */
 export function connectVenue(opts: ConnectVenueOptions): LiveVenue {
   const clock = opts.clock ?? systemClock();
   const scheduler = opts.scheduler ?? asyncScheduler;
@@ -238,30 +283,5 @@ export function connectVenue(opts: ConnectVenueOptions): LiveVenue {
     scheduler,
     ...(opts.staleAfterMs !== undefined && { silenceMs: opts.staleAfterMs }),
   });
-  const market = new LiveMarketData(pool, http, clock);
-  const submitter = new LiveSubmitter(http);
-  return {
-    http,
-    pool,
-    dialect: opts.dialect,
-    network: opts.network,
-    market,
-    account: new LiveAccountData(pool, http),
-    submitter,
-    markets: async (): Promise<readonly MarketRules[]> => (await http.exchangeInfo()).map(marketRulesOf),
-    health: new LiveHealth(pool),
-    clock,
-    scheduler,
-    logger,
-    rehearsal: {
-      rehearse() {
-        market.rehearse();
-        submitter.rehearse();
-      },
-    },
-    close() {
-      pool.close();
-      http.close();
-    },
-  };
+  return liveVenueOf({ http, pool, dialect: opts.dialect, network: opts.network, clock, scheduler, logger });
 }

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { stringifyJson } from '../../src/core/json.js';
+import type { Book as WireBook } from '../../src/protocol/v1/stream.js';
 import { WsHub } from '../../src/venue-sim/server/ws-hub.js';
 
 import { key } from './loopback-venue.js';
@@ -93,7 +94,7 @@ export class CurrentVenue {
     this.publish(`l2delta.${symbol}`, 'l2Delta', { book: { updateType: 'delta', symbol, levels: side === 'bid' ? [level, []] : [[], level], timestamp: nextMs() } });
   }
 
-  wireBook(symbol: string, nlevels = Infinity) {
+  wireBook(symbol: string, nlevels = Infinity): WireBook {
     const b = this.book(symbol);
     const side = (m: Map<number, number>, desc: boolean) =>
       [...m.entries()]

@@ -8,6 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { stringifyJson } from '../../src/core/json.js';
 import type { Fill, OpenOrder, OrderHistoryEntry, Position } from '../../src/protocol/v1/account.js';
+import type { Book } from '../../src/protocol/v1/stream.js';
 import { WsHub, type HubOptions } from '../../src/venue-sim/server/ws-hub.js';
 
 /** A base58 32-byte key filled with `byte` (users, order ids). */
@@ -117,7 +118,7 @@ export class LoopbackVenue {
     this.publish(`l2delta.${symbol}`, 'l2Delta', { book: { updateType: 'delta', symbol, levels: side === 'bid' ? [level, []] : [[], level], timestamp: nextMs() } });
   }
 
-  wireBook(symbol: string, nlevels = Infinity) {
+  wireBook(symbol: string, nlevels = Infinity): Book {
     const b = this.book(symbol);
     const side = (m: Map<number, number>, desc: boolean) =>
       [...m.entries()]

@@ -3,11 +3,13 @@ import type { Subscription } from 'rxjs';
 import { AccountStreams } from '../../../src/account/account.js';
 import type { AccountState } from '../../../src/account/state.js';
 import { HttpClient } from '../../../src/client/http.js';
-import type { Logger } from '../../../src/core/logger.js';
+import { liveVenueOf, type LiveVenue } from '../../../src/client/venue.js';
 import { WsPool } from '../../../src/client/ws-pool.js';
-import type { BookView, Levels } from '../../../src/market/book.js';
+import type { Fill, VenueOrder } from '../../../src/core/account-data.js';
+import type { Logger } from '../../../src/core/logger.js';
+import type { BookView, L2Book } from '../../../src/market/book.js';
 import { MarketStreams } from '../../../src/market/market.js';
-import type { FillUpdate, OrderUpdate } from '../../../src/protocol/v1/stream.js';
+import { bookUpdateOf } from '../../../src/protocol/vocabulary.js';
 import { key, LoopbackVenue } from '../../support/loopback-venue.js';
 import { until } from '../../support/until.js';
 
@@ -17,8 +19,7 @@ const OTHER = key(0x22);
 
 interface Rig {
   venue: LoopbackVenue;
-  pool: WsPool;
-  http: HttpClient;
+  live: LiveVenue;
   market: MarketStreams;
   accounts: AccountStreams;
   warnings: { fields: object; message: string }[];
@@ -30,8 +31,7 @@ const subs: Subscription[] = [];
 afterEach(async () => {
   for (const s of subs.splice(0)) s.unsubscribe();
   for (const r of rigs.splice(0)) {
-    r.pool.close();
-    r.http.close();
+    r.live.close();
     await r.venue.close();
   }
 });
@@ -50,9 +50,10 @@ async function rig(opts: { staleMs?: number; crossCheckMs?: number; idleMs?: num
     staleAfterMs: (topic) => (topic.startsWith('l2delta.') ? opts.staleMs : undefined),
   });
   const http = new HttpClient({ baseUrl: venue.httpUrl, timeoutMs: 300, readRetries: 1, backoff: { initialMs: 10, maxMs: 20 } });
-  const market = new MarketStreams({ source: pool, l2book: (s, n) => http.l2book(s, n), crossCheckMs: opts.crossCheckMs ?? 60_000, checkDepth: 50 });
-  const accounts = new AccountStreams({ source: pool, http, backoff: { initialMs: 20, maxMs: 100 }, logger });
-  const r = { venue, pool, http, market, accounts, warnings };
+  const live = liveVenueOf({ http, pool, dialect: 'v1', network: 'mainnet', logger });
+  const market = new MarketStreams({ source: live.market, crossCheckMs: opts.crossCheckMs ?? 60_000, checkDepth: 50 });
+  const accounts = new AccountStreams({ source: live.account, backoff: { initialMs: 20, maxMs: 100 }, logger });
+  const r = { venue, live, market, accounts, warnings };
   rigs.push(r);
   return r;
 }
@@ -64,12 +65,12 @@ function watchBook(r: Rig): { book: BookView | undefined } {
 }
 
 function converged(r: Rig, seen: { book: BookView | undefined }): boolean {
-  const b = seen.book as (BookView & { matches(l: Levels): boolean }) | undefined;
-  return !!b && b.matches(r.venue.wireBook(SYMBOL).levels as unknown as Levels);
+  const b = seen.book as L2Book | undefined;
+  return !!b && b.matches(bookUpdateOf(r.venue.wireBook(SYMBOL), 0n));
 }
 
 function opens(r: Rig): number {
-  return r.pool.stats.opens;
+  return r.live.pool.stats.opens;
 }
 
 describe('book$ against a loopback venue', () => {
@@ -80,8 +81,8 @@ describe('book$ against a loopback venue', () => {
     r.venue.setLevel(SYMBOL, 'bid', 100, 0);
     r.venue.setLevel(SYMBOL, 'ask', 100.5, 4);
     r.venue.setLevel(SYMBOL, 'bid', 99.5, 7);
-    await until(() => converged(r, seen) && seen.book!.bestAsk()?.px === 100.5, 'deltas applied');
-    expect(seen.book!.bestBid()).toEqual({ px: 99.5, sz: 7, n: 0 });
+    await until(() => converged(r, seen) && seen.book!.bestAsk()?.price === 100.5, 'deltas applied');
+    expect(seen.book!.bestBid()).toEqual({ price: 99.5, size: 7, orders: 0 });
     expect(r.venue.topics()).toEqual([`l2delta.${SYMBOL}`]);
     subs.pop()!.unsubscribe();
     await until(() => r.venue.topics().length === 0, 'venue unsubscribed');
@@ -95,7 +96,7 @@ describe('book$ against a loopback venue', () => {
     r.venue.setLevel(SYMBOL, 'ask', 101, 0);
     r.venue.setLevel(SYMBOL, 'ask', 103, 9);
     await until(() => opens(r) >= 2 && converged(r, seen), 'reconnected and converged');
-    expect(seen.book!.bestAsk()?.px).toBe(102);
+    expect(seen.book!.bestAsk()?.price).toBe(102);
   });
 
   it('subscribes a silent topic again and converges once the venue speaks again', async () => {
@@ -105,7 +106,7 @@ describe('book$ against a loopback venue', () => {
     r.venue.silent = true;
     r.venue.setLevel(SYMBOL, 'bid', 97, 5);
     r.venue.setLevel(SYMBOL, 'bid', 100, 0);
-    await until(() => r.pool.stats.staleResubscribes >= 1, 'stale resubscribe');
+    await until(() => r.live.pool.stats.staleResubscribes >= 1, 'stale resubscribe');
     expect(converged(r, seen)).toBe(false);
     r.venue.silent = false;
     await until(() => converged(r, seen), 'converged after silence');
@@ -116,7 +117,7 @@ describe('book$ against a loopback venue', () => {
     const r = await rig({ idleMs: 150 });
     const seen = watchBook(r);
     await until(() => converged(r, seen), 'initial snapshot');
-    await until(() => r.pool.stats.idleDrops >= 1 && opens(r) >= 2, 'idle drop and reconnect');
+    await until(() => r.live.pool.stats.idleDrops >= 1 && opens(r) >= 2, 'idle drop and reconnect');
     r.venue.setLevel(SYMBOL, 'bid', 96, 1);
     await until(() => converged(r, seen), 'converged after reconnect');
   });
@@ -132,8 +133,8 @@ describe('book$ against a loopback venue', () => {
       r.venue.sendRaw(JSON.stringify({ type: 'ticker', data: { ticker: {} }, topic: 'ticker.ETH-USD' }));
     }
     r.venue.setLevel(SYMBOL, 'ask', 101, 3);
-    await until(() => converged(r, seen) && seen.book!.bestAsk()?.sz === 3, 'delta after garbage');
-    const frames = r.pool.stats.invalidFrames;
+    await until(() => converged(r, seen) && seen.book!.bestAsk()?.size === 3, 'delta after garbage');
+    const frames = r.live.pool.stats.invalidFrames;
     expect(frames).toMatchObject({ malformed: 2, binary: 2, schema: 4 });
     const kinds = r.warnings.map((w) => (w.fields as { kind?: string }).kind).filter(Boolean);
     expect(kinds.sort()).toEqual(['binary', 'malformed', 'schema']);
@@ -145,7 +146,7 @@ describe('book$ against a loopback venue', () => {
     await until(() => converged(r, seen), 'initial snapshot');
     await r.venue.restart(() => r.venue.setBook(SYMBOL, [[50, 1]], [[51, 1], [52, 1]]));
     await until(() => converged(r, seen), 'converged to the new book');
-    expect(seen.book!.bestBid()?.px).toBe(50);
+    expect(seen.book!.bestBid()?.price).toBe(50);
   });
 
   it('rebuilds when the cross-check keeps disagreeing, and ignores an HTTP 500 cross-check', async () => {
@@ -193,7 +194,7 @@ describe('book$ against a loopback venue', () => {
 
 describe('account streams against a loopback venue', () => {
   function watchAccount(r: Rig) {
-    const seen = { state: undefined as AccountState | undefined, orders: [] as OrderUpdate[], fills: [] as FillUpdate[] };
+    const seen = { state: undefined as AccountState | undefined, orders: [] as VenueOrder[], fills: [] as Fill[] };
     subs.push(r.accounts.state$(USER).subscribe((s) => (seen.state = s)));
     subs.push(r.accounts.orderUpdates$(USER).subscribe((u) => seen.orders.push(u)));
     subs.push(r.accounts.fills$(USER).subscribe((f) => seen.fills.push(f)));
