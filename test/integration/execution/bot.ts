@@ -1,14 +1,16 @@
-// Wiring for execution integration tests: an Execution on the real local venue (HTTP client, WebSocket account
-// feeds, a hand-written risk gate) plus a counter of the order actions the venue applied, per account.
+// Wiring for execution integration tests: an Execution on the real local venue through the live venue adapter (its
+// submitter, account queries and account stream; a hand-written risk gate) plus a counter of the order actions the
+// venue applied, per account.
 import type { Subscription } from 'rxjs';
 import { AccountStreams } from '../../../src/account/account.js';
 import { HttpClient } from '../../../src/client/http.js';
+import { liveVenueOf, type LiveVenue } from '../../../src/client/venue.js';
 import { WsPool } from '../../../src/client/ws-pool.js';
-import { systemClock } from '../../../src/core/clock.js';
+import type { VenueOrder } from '../../../src/core/account-data.js';
 import type { LocalOrderStatus, OrderEvent } from '../../../src/core/intent.js';
 import { Execution, type ExecutionOptions } from '../../../src/execution/engine.js';
 import { accountFeeds } from '../../../src/execution/feeds.js';
-import { venueQueries } from '../../../src/execution/ports.js';
+import { codecFor } from '../../../src/protocol/codecs.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { MemoryNonceStore, NonceSource } from '../../../src/protocol/nonce.js';
 import type { Venue } from '../../../src/venue-sim/server/index.js';
@@ -54,8 +56,8 @@ export interface BotNet {
 export class Bot {
   readonly events: OrderEvent[] = [];
   readonly exec: Execution;
-  readonly http: HttpClient;
-  readonly pool: WsPool;
+  /** The bot's side of the venue: the live adapter over its own HTTP client and WebSocket pool. */
+  readonly live: LiveVenue;
   private readonly sub: Subscription;
 
   constructor(
@@ -65,22 +67,24 @@ export class Bot {
     over: Partial<ExecutionOptions> = {},
     net: BotNet = {},
   ) {
-    this.http = new HttpClient({
+    const http = new HttpClient({
       baseUrl: net.httpUrl ?? venue.url,
+      dialect: 'v1',
       timeoutMs: net.timeoutMs,
       rateLimit: { perSecond: 1000, burst: 1000 },
       cancelRateLimit: { perSecond: 1000, burst: 1000 },
     });
-    this.pool = new WsPool({ url: net.wsUrl ?? venue.wsUrl, backoff: { initialMs: 20, maxMs: 100 } });
-    const clock = systemClock();
-    const streams = new AccountStreams({ source: this.pool, http: this.http, backoff: { initialMs: 20, maxMs: 100 } });
-    const feeds = accountFeeds(this.pool, streams, key.publicKey);
+    const pool = new WsPool({ url: net.wsUrl ?? venue.wsUrl, dialect: 'v1', backoff: { initialMs: 20, maxMs: 100 } });
+    this.live = liveVenueOf({ http, pool, dialect: 'v1', network: 'mainnet' });
+    const { clock } = this.live;
+    const streams = new AccountStreams({ source: this.live.account, backoff: { initialMs: 20, maxMs: 100 } });
+    const feeds = accountFeeds(streams, key.publicKey);
     this.exec = new Execution({
-      dialect: 'v1',
+      codec: codecFor('v1'),
       key,
       nonces: new NonceSource({ signer: key.publicKey, clock, store: new MemoryNonceStore() }),
-      submitter: this.http,
-      queries: venueQueries(this.http),
+      submitter: this.live.submitter,
+      queries: this.live.account,
       risk,
       clock,
       orderUpdates$: feeds.orderUpdates$,
@@ -106,15 +110,14 @@ export class Bot {
     return [...by.values()];
   }
 
-  async openAtVenue(): Promise<{ orderId: string; price: number; size: number; isBuy: boolean }[]> {
-    return (await this.http.account('openOrders', this.account)).map((r) => r.openOrder);
+  openAtVenue(): Promise<readonly VenueOrder[]> {
+    return this.live.account.openOrders(this.account);
   }
 
   async close(opts?: Parameters<Execution['stop']>[0]) {
     const report = await this.exec.stop(opts);
     this.sub.unsubscribe();
-    this.pool.close();
-    this.http.close();
+    this.live.close();
     return report;
   }
 }

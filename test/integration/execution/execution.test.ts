@@ -40,9 +40,9 @@ describe('execution against the local venue', () => {
     b.exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: quotes(49_000, 51_000), ...stamp() });
     await resting(b, 'mm', 2);
     const open = await b.openAtVenue();
-    expect(open.map((o) => [o.isBuy, o.price, o.size]).sort()).toEqual([
-      [false, 51_000, 0.01],
-      [true, 49_000, 0.01],
+    expect(open.map((o) => [o.side, o.price, o.remainingSize]).sort()).toEqual([
+      ['buy', 49_000, 0.01],
+      ['sell', 51_000, 0.01],
     ]);
     expect(tap.kinds(b.account)).toEqual([['order', 'order']]);
 
@@ -50,16 +50,16 @@ describe('execution against the local venue', () => {
     await b.exec.whenIdle();
     expect(tap.of(b.account)).toHaveLength(1);
 
-    const askId = open.find((o) => !o.isBuy)!.orderId;
+    const askId = open.find((o) => o.side === 'sell')!.orderId;
     b.exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: quotes(49_100, 51_000), ...stamp() });
     await resting(b, 'mm', 2);
     expect(tap.kinds(b.account, 1)).toEqual([['cancel', 'order']]);
     const after = await b.openAtVenue();
-    expect(after.map((o) => [o.isBuy, o.price]).sort()).toEqual([
-      [false, 51_000],
-      [true, 49_100],
+    expect(after.map((o) => [o.side, o.price]).sort()).toEqual([
+      ['buy', 49_100],
+      ['sell', 51_000],
     ]);
-    expect(after.find((o) => !o.isBuy)!.orderId).toBe(askId);
+    expect(after.find((o) => o.side === 'sell')!.orderId).toBe(askId);
   });
 
   it('a replace by an identical order sends nothing; a replace that differs cancels and places in one batch', async () => {
@@ -73,7 +73,7 @@ describe('execution against the local venue', () => {
     b.exec.submit('s', { kind: 'replace', ref: { clientTag: 'bid' }, order: { ...order, size: 0.02 }, ...stamp() });
     await resting(b, 's', 1);
     expect(tap.kinds(b.account)).toEqual([['order'], ['cancel', 'order']]);
-    expect((await b.openAtVenue()).map((o) => [o.price, o.size])).toEqual([[2000, 0.02]]);
+    expect((await b.openAtVenue()).map((o) => [o.price, o.remainingSize])).toEqual([[2000, 0.02]]);
     expect(b.latest('s').map((e) => [e.clientTag, e.status])).toEqual([
       ['bid', 'cancelled'],
       ['bid', 'placed'],
@@ -191,7 +191,7 @@ describe('execution against the local venue', () => {
     const b = await bot();
     b.exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: quotes(47_000, 53_000), ...stamp() });
     await resting(b, 'mm', 2);
-    await until(() => b.pool.stats.messages > 0, 'the account snapshot');
+    await until(() => b.live.pool.stats.messages > 0, 'the account snapshot');
     await b.exec.reconcile();
     const outsider = await new Trader(venue, b.key).orders(new Trader(venue).limit('BTC-USD', true, 46_000, 0.01));
     const foreign = outsider.orderIds[0]!;
@@ -212,7 +212,7 @@ describe('execution against the local venue', () => {
       resync$: undefined,
       submitter: {
         submit: async (request) => {
-          await inner.http.submit(request);
+          await inner.live.submitter.submit(request);
           return { outcome: 'unknown', reason: 'answer lost', request };
         },
       },
