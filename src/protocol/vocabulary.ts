@@ -75,7 +75,7 @@ export function marketRulesOf(m: MarketInfo): MarketRules {
 const TIF: Readonly<Record<OpenOrder['tif'], TimeInForce>> = { gtc: 'GTC', ioc: 'IOC', alo: 'ALO' };
 
 /** The order an `orderUpdate` message is about (it carries neither reduce-only nor time in force). */
-export function venueOrderOfUpdate(u: OrderUpdate): VenueOrder {
+function venueOrderOfUpdate(u: OrderUpdate): VenueOrder {
   return {
     orderId: u.orderId,
     symbol: u.symbol,
@@ -136,7 +136,7 @@ export function closedOrderOf(h: OrderHistoryEntry): ClosedOrder {
 const CAUSES: readonly FillCause[] = ['trade', 'liquidation', 'adl', 'liquidationSweep'];
 
 /** A stream `fill`: the account's own view (`isBuy` is whether the account bought, `fee` its own). */
-export function fillOf(f: FillUpdate): Fill {
+function fillOf(f: FillUpdate): Fill {
   return { symbol: f.symbol, orderId: f.orderId, side: f.isBuy ? 'buy' : 'sell', price: f.price, size: f.size, feeUsd: f.fee, maker: f.maker, cause: CAUSES[f.reasonCode]!, venueTimeNs: f.timestamp };
 }
 
@@ -160,7 +160,7 @@ export function fillOfRow(account: string, row: FillRow): Fill {
 }
 
 /** A `positionUpdate` message. */
-export function positionOf(p: PositionUpdate): Position {
+function positionOf(p: PositionUpdate): Position {
   return {
     symbol: p.symbol,
     size: p.size,
@@ -173,7 +173,7 @@ export function positionOf(p: PositionUpdate): Position {
 }
 
 /** The account snapshot message or the `fullAccount` row (positions as sent, flat ones included; no PnL or liquidation price). */
-export function accountSnapshotOf(s: FullAccount): AccountSnapshot {
+function accountSnapshotOf(s: FullAccount): AccountSnapshot {
   return {
     openOrders: s.openOrders.map(venueOrderOfOpen),
     positions: s.positions.map((p) => ({
@@ -190,7 +190,7 @@ export function accountSnapshotOf(s: FullAccount): AccountSnapshot {
   };
 }
 
-export function marginOf(m: Omit<MarginUpdate, 'type'>): Margin {
+function marginOf(m: MarginUpdate): Margin {
   return {
     totalBalanceUsd: m.totalBalance,
     availableBalanceUsd: m.availableBalance,
@@ -204,7 +204,7 @@ export function marginOf(m: Omit<MarginUpdate, 'type'>): Margin {
 }
 
 /** A `liquidation` message; `isBuy` is the side of the closing trade. */
-export function liquidationOf(l: WireLiquidation): Liquidation {
+function liquidationOf(l: WireLiquidation): Liquidation {
   return {
     symbol: l.symbol,
     price: l.price,
@@ -239,6 +239,11 @@ export function accountUpdateOf(data: AccountData): AccountUpdate | undefined {
   }
 }
 
+/**
+ * The order status each answer key stands for: the specification's names, and the answers' and the current
+ * generation's other spellings (`resting` and `triggered` are placed, `cancelledIoc` cancelledIOC, `siblingCancelled`
+ * cancelled, `triggerFailed` rejectedInvalid).
+ */
 const ORDER_STATUSES: ReadonlyMap<string, OrderStatus> = new Map<string, OrderStatus>([
   ...[...NON_TERMINAL_ORDER_STATUSES, ...TERMINAL_ORDER_STATUSES].map((s): [string, OrderStatus] => [s, s]),
   ['resting', 'placed'],
@@ -248,14 +253,6 @@ const ORDER_STATUSES: ReadonlyMap<string, OrderStatus> = new Map<string, OrderSt
   ['triggerFailed', 'rejectedInvalid'],
 ]);
 
-/**
- * The order status a venue status name stands for: the specification's names, and the answers' and the current
- * generation's other spellings (`resting` and `triggered` are placed, `cancelledIoc` cancelledIOC, `siblingCancelled`
- * cancelled, `triggerFailed` rejectedInvalid); undefined for any other name.
- */
-export function orderStatusOf(name: string): OrderStatus | undefined {
-  return ORDER_STATUSES.get(name);
-}
 
 const DONE: ItemResult = { kind: 'done' };
 /** Answer keys of an item that failed without an order status: `error`, `depositFailed`, `cancelOneRejected`, ... */
@@ -266,7 +263,7 @@ function itemResultOf(entry: Record<string, unknown>): ItemResult {
     const body = entry[key];
     if (typeof body !== 'object' || body === null) return DONE;
     const fields = body as Record<string, unknown>;
-    const status = typeof fields.oid === 'string' ? orderStatusOf(key) : undefined;
+    const status = typeof fields.oid === 'string' ? ORDER_STATUSES.get(key) : undefined;
     if (status !== undefined) {
       const filled = fields.filledSz ?? fields.totalSz;
       return {
