@@ -38,7 +38,7 @@ export class WsPool implements StreamSource {
   private readonly stale = new Map<string, string>();
   private readonly health = new Subject<TopicHealth>();
   private readonly connectionList = new BehaviorSubject<readonly WsConnection[]>([]);
-  /** The connections after each change of the set (the current set first); completes on close(). */
+  /** The connections after each change of the set (the current set first); completes on close() (each then `closed`). */
   readonly connections$: Observable<readonly WsConnection[]> = this.connectionList.asObservable();
   /** Every freshness change of a held topic; a released or refused topic leaves the stale set (no longer watched). */
   readonly health$: Observable<TopicHealth> = this.health.asObservable();
@@ -126,7 +126,6 @@ export class WsPool implements StreamSource {
   /** Closes every connection; connections$ then completes. */
   close(): void {
     for (const c of this.conns.splice(0)) c.close();
-    this.connectionList.next([]);
     this.connectionList.complete();
   }
 

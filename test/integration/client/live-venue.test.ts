@@ -169,4 +169,17 @@ describe('connectVenue against the local venue', () => {
     expect(health.slice(from).filter((h) => h.fresh).map((h) => h.stream).sort()).toEqual([`account.${KEY.publicKey}`, `l2delta.${SYMBOL}`]);
     expect(live.pool.stats.invalidFrames).toMatchObject({ binary: 0, malformed: 0, schema: 0, venueError: 0 });
   }, 20_000);
+
+  it('close: not connected any more, and connected$ completes', async () => {
+    const other = connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' });
+    const states: boolean[] = [];
+    let completed = false;
+    subs.push(other.health.connected$.subscribe({ next: (c) => states.push(c), complete: () => (completed = true) }));
+    const book = other.market.book$(SYMBOL).subscribe();
+    await until(() => states.at(-1) === true && states.includes(false), 'connecting, then connected');
+    other.close();
+    book.unsubscribe();
+    expect(states).toEqual([true, false, true, false]);
+    expect(completed).toBe(true);
+  });
 });
