@@ -14,23 +14,12 @@ export interface TopicHealth {
   readonly reason: string;
 }
 
-/** What the market and account layers need from the stream side of the client. */
-export interface StreamSource {
-  /**
-   * Hot, ref-counted messages of the subscription's topics (several for a batched account subscription). Errors
-   * with SubscriptionRefusedError (code SUBSCRIPTION_REFUSED) when the venue refuses a topic.
-   */
-  topic$(subscription: Subscription): Observable<StreamMessage>;
-  /** Asks the venue for the topic again (its snapshot comes first); a no-op for a topic nobody holds. */
-  resubscribe(topic: string): void;
-}
-
 export interface WsPoolOptions extends WsConnectionOptions {
   /** Topics per connection before another one is opened. Default 100 (the venue's limit). */
   maxTopicsPerConnection?: number;
 }
 
-export class WsPool implements StreamSource {
+export class WsPool {
   private readonly conns: WsConnection[] = [];
   private readonly owners = new Map<string, WsConnection>();
   private readonly streams = new Map<string, Observable<StreamMessage>>();
@@ -91,6 +80,10 @@ export class WsPool implements StreamSource {
     return total;
   }
 
+  /**
+   * Hot, ref-counted messages of the subscription's topics (several for a batched account subscription). Errors
+   * with SubscriptionRefusedError (code SUBSCRIPTION_REFUSED) when the venue refuses a topic.
+   */
   topic$(subscription: Subscription): Observable<StreamMessage> {
     if (subscription.type === 'account' && typeof subscription.user !== 'string') {
       return merge(...subscription.user.map((user) => this.topic$({ type: 'account', user })));
@@ -114,6 +107,7 @@ export class WsPool implements StreamSource {
     return stream;
   }
 
+  /** Asks the venue for the topic again (its snapshot comes first); a no-op for a topic nobody holds. */
   resubscribe(topic: string): void {
     this.owners.get(topic)?.resubscribe(topic);
   }
