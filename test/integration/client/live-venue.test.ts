@@ -124,7 +124,9 @@ describe('connectVenue against the local venue', () => {
     const request = orders(place({ side: 'buy', price: Math.ceil((ask * 1.01) / 10) * 10, size: 0.001, tif: 'IOC' }));
     const oid = request.encoded.orderIds[0]!;
     const outcome = await live.submitter.submit(request);
-    expect(outcome).toMatchObject({ outcome: 'accepted', items: [{ kind: 'order', fact: { orderId: oid, filledSize: 0.001 } }] });
+    expect(outcome).toMatchObject({ outcome: 'accepted', items: [{ kind: 'order', fact: { orderId: oid, status: 'filled' } }] });
+    const [item] = outcome.outcome === 'accepted' ? outcome.items : [];
+    expect(item?.kind === 'order' && item.fact.filledSize).toBeCloseTo(0.001, 10);
     await until(() => updates.some((u) => u.kind === 'fill' && u.fill.orderId === oid), 'the fill on the account stream');
     const streamed = updates.flatMap((u) => (u.kind === 'fill' && u.fill.orderId === oid ? [u.fill] : []));
     expect(streamed.every((f) => f.side === 'buy' && !f.maker && f.cause === 'trade' && f.symbol === SYMBOL && f.feeUsd > 0)).toBe(true);
