@@ -9,6 +9,7 @@ import { ConfigErrors, TransportError } from '../../core/errors.js';
 import { COLLATERAL_COIN } from '../../protocol/current/inbound-account.js';
 import { Keypair } from '../../protocol/keys.js';
 import type { Book } from '../../protocol/v1/stream.js';
+import { bookUpdateOf } from '../../protocol/vocabulary.js';
 import { mid } from '../../strategy/api.js';
 import type { LoadedStrategy } from '../../strategy/loader.js';
 import { startVenue } from '../../venue-sim/server/index.js';
@@ -58,9 +59,9 @@ export async function checkConfig(argv: string[], out: (line: string) => void): 
   return 0;
 }
 
-/** The mid of a one-level book, when it has both sides. */
+/** The mid of a one-level book, when it has both sides (its arrival time is not read). */
 function midOf(book: Book): number | undefined {
-  const [bids, asks] = book.levels;
+  const { bids, asks } = bookUpdateOf(book, 0n);
   return mid({ bestBid: () => bids[0], bestAsk: () => asks[0] });
 }
 
