@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTrading, type TradingSession } from '../../../src/app/trading.js';
 import { HttpClient } from '../../../src/client/http.js';
+import { connectVenue, type LiveVenue } from '../../../src/client/venue.js';
 import { codecFor } from '../../../src/protocol/codecs.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
@@ -11,7 +12,7 @@ import { until } from '../../support/until.js';
 
 let venue: Venue | undefined;
 let http: HttpClient | undefined;
-let session: TradingSession | undefined;
+let session: TradingSession<LiveVenue> | undefined;
 
 afterEach(async () => {
   await session?.stop({ deadlineMs: 5_000 });
@@ -66,8 +67,9 @@ describe('HTTP 429 is back-pressure', () => {
     const strategies = await loadStrategies([
       { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 5, minIntervalMs: 100 } },
     ]);
-    session = await startTrading({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet', key, nonceStore: new MemoryNonceStore(), strategies });
-    await until(() => session!.http.stats.rateLimited >= 12, '12 answers 429', 30_000);
+    const live = connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' });
+    session = await startTrading({ venue: live, dialect: 'v1', network: 'mainnet', key, nonceStore: new MemoryNonceStore(), strategies });
+    await until(() => session!.venue.http.stats.rateLimited >= 12, '12 answers 429', 30_000);
     expect(session.risk.state).toBe('ACTIVE');
     const open = () => venue!.engine.openOrders(key.publicKey);
     await until(() => open().some((o) => o.isBuy) && open().some((o) => !o.isBuy), 'a bid and an ask resting', 20_000);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readiness } from '../../../src/app/daemon/control.js';
 import type { DaemonAccount } from '../../../src/app/daemon/accounts.js';
 import { startTrading, type TradingSession } from '../../../src/app/trading.js';
+import { connectVenue, type LiveVenue } from '../../../src/client/venue.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
 import { loadStrategies } from '../../../src/strategy/loader.js';
@@ -11,7 +12,7 @@ import { until } from '../../support/until.js';
 
 let venue: Venue | undefined;
 let proxy: StallingProxy | undefined;
-let session: TradingSession | undefined;
+let session: TradingSession<LiveVenue> | undefined;
 
 afterEach(async () => {
   proxy?.resume();
@@ -32,7 +33,8 @@ describe('a silent stream stall', () => {
       { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 20, minIntervalMs: 50 } },
     ]);
     const wsUrl = venue.wsUrl.replace(/:\d+\//, `:${proxy.port}/`);
-    session = await startTrading({ url: venue.url, wsUrl, dialect: 'v1', network: 'mainnet', key, nonceStore: new MemoryNonceStore(), strategies, staleAfterMs: 1_000 });
+    const live = connectVenue({ url: venue.url, wsUrl, dialect: 'v1', network: 'mainnet', staleAfterMs: 1_000 });
+    session = await startTrading({ venue: live, dialect: 'v1', network: 'mainnet', key, nonceStore: new MemoryNonceStore(), strategies });
     const entry = [{ account: { name: 'a' } as DaemonAccount, session }];
     const ready = () => readiness(true, entry, { nowMs: Date.now(), deniedNotReadyMs: 0 });
     const open = () => venue!.engine.openOrders(key.publicKey);
@@ -43,7 +45,7 @@ describe('a silent stream stall', () => {
     await until(() => !ready().ready && open().length === 0, 'readiness off and quotes pulled', 5_000);
     expect(Date.now() - stalledAt).toBeLessThan(2_500);
     expect(ready().reasons.join('\n')).toMatch(/stale stream/);
-    expect(session.pool.connections[0]!.state).toBe('open');
+    expect(session.venue.pool.connections[0]!.state).toBe('open');
     for (let i = 0; i < 5; i++) venue.step();
     await new Promise((r) => setTimeout(r, 300));
     expect(open()).toEqual([]);
