@@ -23,15 +23,15 @@ export interface ClosingOutcome {
 }
 
 /** The reduce-only IOC order closing `position` within `maxSlippageBps` of the book's mid, or why there is none. */
-export function closingOrder(symbol: string, position: number, book: Pick<BookView, 'bestBid' | 'bestAsk'> | undefined, rules: Pick<MarketRules, 'tickSize' | 'lotSize'>, maxSlippageBps: number): OrderSpec | string {
-  const size = roundToLot(Math.abs(position), rules.lotSize, 'nearest');
+export function closingOrder(symbol: string, position: number, book: Pick<BookView, 'bestBid' | 'bestAsk'> | undefined, rules: Pick<MarketRules, 'tickSizeUsd' | 'lotSizeBase'>, maxSlippageBps: number): OrderSpec | string {
+  const size = roundToLot(Math.abs(position), rules.lotSizeBase, 'nearest');
   if (size === 0) return 'flat';
   const m = book === undefined ? undefined : mid(book);
   if (m === undefined) return 'no two-sided book to bound the price';
   const sell = position > 0;
   const bound = (m * maxSlippageBps) / 1e4;
   // Rounded towards the mid, so the order never trades beyond the bound.
-  const price = sell ? roundToTick(m - bound, rules.tickSize, 'up') : roundToTick(m + bound, rules.tickSize, 'down');
+  const price = sell ? roundToTick(m - bound, rules.tickSizeUsd, 'up') : roundToTick(m + bound, rules.tickSizeUsd, 'down');
   return { symbol, side: sell ? 'sell' : 'buy', price, size, tif: 'IOC', reduceOnly: true, clientTag: `close-on-stop:${symbol}` };
 }
 
@@ -40,7 +40,7 @@ export interface CloseDeps {
   /** Signed position of the account in `symbol`, base units. */
   position(symbol: string): number;
   book(symbol: string): BookView | undefined;
-  rules(symbol: string): Pick<MarketRules, 'tickSize' | 'lotSize'>;
+  rules(symbol: string): Pick<MarketRules, 'tickSizeUsd' | 'lotSizeBase'>;
 }
 
 /**
@@ -60,7 +60,7 @@ export async function closePositions(strategy: string, symbols: readonly string[
           timeout({ first: timeoutMs, with: () => of(undefined) }),
         ),
       );
-      deps.execution.submit(strategy, { kind: 'place', order, dataTimeMs: book!.timestamp, dataVersion: book!.version });
+      deps.execution.submit(strategy, { kind: 'place', order, dataTimeMs: book!.venueTimeMs, dataVersion: book!.version });
       const e = await final;
       if (e === undefined) return { symbol, position, status: 'timedOut', filledSize: 0, price: order.price };
       return { symbol, position, status: e.status, filledSize: e.filledSize, price: order.price, ...(e.reason !== undefined && { reason: e.reason }) };

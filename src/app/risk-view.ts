@@ -5,14 +5,14 @@
 
 import type { Subscription } from 'rxjs';
 import type { AccountState } from '../account/state.js';
-import type { MarketInfo } from '../client/exchange-info.js';
 import type { Clock } from '../core/clock.js';
+import type { MarketRules } from '../core/market-data.js';
 import type { BookView } from '../market/book.js';
 import type { RiskViewWithSymbols } from '../risk/index.js';
 
 export interface RiskViewSources {
   symbols: readonly string[];
-  markets: ReadonlyMap<string, MarketInfo>;
+  markets: ReadonlyMap<string, MarketRules>;
   /** Mark prices by symbol (ticker markPrice) and books (mid as a fallback). */
   mark$: (symbol: string, onMark: (markPrice: number) => void) => Subscription;
   book: (symbol: string) => BookView | undefined;
@@ -45,8 +45,8 @@ export class LiveRiskView implements RiskViewWithSymbols {
     const mark = this.marks.get(symbol);
     if (mark !== undefined) return mark;
     const book = this.s.book(symbol);
-    const bid = book?.bestBid()?.px;
-    const ask = book?.bestAsk()?.px;
+    const bid = book?.bestBid()?.price;
+    const ask = book?.bestAsk()?.price;
     return bid !== undefined && ask !== undefined ? (bid + ask) / 2 : undefined;
   }
 
@@ -65,11 +65,11 @@ export class LiveRiskView implements RiskViewWithSymbols {
   equityUsd(): number | undefined {
     const account = this.s.account();
     if (!account) return undefined;
-    if (account.margin) return account.margin.totalBalance + account.margin.unrealizedPnl;
+    if (account.margin) return account.margin.totalBalanceUsd + account.margin.unrealizedPnlUsd;
     let equity = account.collateral.get('USDC') ?? 0;
     for (const p of account.positions.values()) {
       const mark = this.markPrice(p.symbol);
-      if (mark !== undefined) equity += p.size * (mark - p.price);
+      if (mark !== undefined) equity += p.size * (mark - p.entryPrice);
     }
     return equity;
   }

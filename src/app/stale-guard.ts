@@ -4,16 +4,16 @@
 // Invariants: cancels always pass; nothing places in a blind market; the hot path (fresh markets) allocates nothing.
 
 import type { Observable, Subscription } from 'rxjs';
-import type { Logger } from '../core/logger.js';
-import type { TopicHealth } from '../client/ws-pool.js';
 import type { Clock } from '../core/clock.js';
 import type { Intent } from '../core/intent.js';
+import type { Logger } from '../core/logger.js';
+import type { StreamHealth } from '../venue/port.js';
 
 export interface StaleGuardOptions {
-  health$: Observable<TopicHealth>;
-  /** Topics stale now (the pool's), seeding the guard. */
-  staleTopics: ReadonlyMap<string, string>;
-  /** The traded account: its topic going stale blinds every market. */
+  health$: Observable<StreamHealth>;
+  /** Streams stale now (the venue's), seeding the guard. */
+  stale: Iterable<StreamHealth>;
+  /** The traded account: its stream going stale blinds every market. */
   account: string;
   strategies: readonly { readonly name: string; readonly symbols: readonly string[] }[];
   /** Where intents go (execution). */
@@ -25,7 +25,7 @@ export interface StaleGuardOptions {
 type QuoteSet = Extract<Intent, { kind: 'quoteSet' }>;
 
 export class StaleGuard {
-  /** Per market: the stale topics that blind it (absent or empty: fresh). */
+  /** Per market: the stale streams that blind it (absent or empty: fresh). */
   private readonly blind = new Map<string, Set<string>>();
   private blindMarkets = 0;
   /** Per strategy and market: its latest quote set (submitted again when the market recovers). */
@@ -36,7 +36,7 @@ export class StaleGuard {
   constructor(private readonly opts: StaleGuardOptions) {
     this.symbols = new Set(opts.strategies.flatMap((s) => s.symbols));
     for (const s of opts.strategies) this.latest.set(s.name, new Map());
-    for (const topic of opts.staleTopics.keys()) for (const symbol of this.marketsOf(topic)) this.mark(symbol, topic, false);
+    for (const h of opts.stale) for (const symbol of this.marketsOf(h)) this.mark(symbol, h.stream, false);
     this.subscription = opts.health$.subscribe((h) => this.onHealth(h));
   }
 
@@ -54,7 +54,7 @@ export class StaleGuard {
 
   /** Why `symbol`'s data is stale now (its stale topics), or undefined while it is fresh (the risk view's staleData). */
   staleReason(symbol: string): string | undefined {
-    return this.isBlind(symbol) ? `stale topics: ${[...this.blind.get(symbol)!].join(', ')}` : undefined;
+    return this.isBlind(symbol) ? `stale streams: ${[...this.blind.get(symbol)!].join(', ')}` : undefined;
   }
 
   close(): void {
@@ -65,33 +65,32 @@ export class StaleGuard {
     return this.blindMarkets > 0 && (this.blind.get(symbol)?.size ?? 0) > 0;
   }
 
-  private onHealth(h: TopicHealth): void {
-    for (const symbol of this.marketsOf(h.topic)) this.mark(symbol, h.topic, true, h);
+  private onHealth(h: StreamHealth): void {
+    for (const symbol of this.marketsOf(h)) this.mark(symbol, h.stream, true, h);
   }
 
-  /** The session's markets a topic's data stands for. */
-  private marketsOf(topic: string): Iterable<string> {
-    if (topic === `account.${this.opts.account}`) return this.symbols;
-    const symbol = topic.slice(topic.indexOf('.') + 1);
-    return topic.includes('.') && this.symbols.has(symbol) ? [symbol] : [];
+  /** The session's markets a stream's data stands for. */
+  private marketsOf(h: StreamHealth): Iterable<string> {
+    if ('account' in h.feeds) return h.feeds.account === this.opts.account ? this.symbols : [];
+    return this.symbols.has(h.feeds.symbol) ? [h.feeds.symbol] : [];
   }
 
-  private mark(symbol: string, topic: string, act: boolean, h?: TopicHealth): void {
-    let topics = this.blind.get(symbol);
-    if (!topics) this.blind.set(symbol, (topics = new Set()));
-    const wasBlind = topics.size > 0;
-    if (h?.fresh ?? false) topics.delete(topic);
-    else topics.add(topic);
-    const isBlind = topics.size > 0;
+  private mark(symbol: string, stream: string, act: boolean, h?: StreamHealth): void {
+    let streams = this.blind.get(symbol);
+    if (!streams) this.blind.set(symbol, (streams = new Set()));
+    const wasBlind = streams.size > 0;
+    if (h?.fresh ?? false) streams.delete(stream);
+    else streams.add(stream);
+    const isBlind = streams.size > 0;
     if (wasBlind === isBlind) return;
     this.blindMarkets += isBlind ? 1 : -1;
     if (!act) return;
-    if (isBlind) this.pull(symbol, topic, h!.reason);
+    if (isBlind) this.pull(symbol, stream, h!.reason);
     else this.recover(symbol);
   }
 
-  private pull(symbol: string, topic: string, reason: string): void {
-    this.opts.logger.warn({ symbol, topic, reason }, 'stale market data: pulling the quotes of the market until data flows again');
+  private pull(symbol: string, stream: string, reason: string): void {
+    this.opts.logger.warn({ symbol, stream, reason }, 'stale market data: pulling the quotes of the market until data flows again');
     const nowMs = this.opts.clock.nowMs();
     for (const s of this.opts.strategies) {
       if (s.symbols.includes(symbol)) this.opts.submit(s.name, { kind: 'cancelAll', symbols: [symbol], dataTimeMs: nowMs, dataVersion: 0 });

@@ -29,7 +29,7 @@ export interface MarketDataSource {
 export interface AccountDataSource {
   /** The account's updates: a snapshot first on every (re)subscription, then changes. */
   updates$(account: string): Observable<AccountUpdate>;
-  /** The account's recent fills (the venue keeps a bounded history), from the account's side. */
+  /** The account's recent fills (the venue keeps a bounded history), from the account's side, newest first. */
   fills(account: string): Promise<readonly Fill[]>;
   /** The account's resting orders. */
   openOrders(account: string): Promise<readonly VenueOrder[]>;

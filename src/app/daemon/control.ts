@@ -1,14 +1,18 @@
 // What the daemon's control endpoints answer: readiness with reasons, the /status document, and kill/resume over
 // every session's risk gate. Invariant: read-only views except kill/resume, which only move the trading state.
 
+import type { LiveVenue } from '../../client/venue.js';
 import { killSwitchHandlers, tradingState } from '../../risk/index.js';
 import type { StrategyStatus } from '../../strategy/host.js';
 import type { TradingSession } from '../trading.js';
 import type { DaemonAccount } from './accounts.js';
 
+/** A session of the daemon: over the live client (the local venue is reached through it too). */
+export type LiveSession = TradingSession<LiveVenue>;
+
 export interface SessionEntry {
   readonly account: DaemonAccount;
-  readonly session: TradingSession;
+  readonly session: LiveSession;
 }
 
 /** What readiness compares with the denials: the time now and how long all-denied may last. */
@@ -35,17 +39,17 @@ export function allDeniedSeconds(session: TradingSession, strategy: StrategyStat
 }
 
 /**
- * Ready when running (not stopping), every stream connected and fresh (TradingSession.staleTopics), every execution
+ * Ready when running (not stopping), every stream connected and fresh (TradingSession.staleStreams), every execution
  * reconciled, no gate halted and
  * no running strategy had every order denied for `denials.deniedNotReadyMs` or longer.
  */
 export function readiness(running: boolean, sessions: readonly SessionEntry[], denials: DenialReadiness): { ready: boolean; reasons: string[] } {
   const reasons: string[] = running ? [] : ['stopping'];
   for (const { account, session } of sessions) {
-    const down = session.pool.connections.filter((c) => c.state !== 'open').length;
+    const down = session.venue.pool.connections.filter((c) => c.state !== 'open').length;
     if (down > 0) reasons.push(`${account.name}: ${down} stream connection${down === 1 ? '' : 's'} not open`);
     if (session.execution.state !== 'running') reasons.push(`${account.name}: execution ${session.execution.state} (not reconciled)`);
-    for (const [topic, why] of session.staleTopics()) reasons.push(`${account.name}: stale stream ${topic} (${why})`);
+    for (const [stream, why] of session.staleStreams()) reasons.push(`${account.name}: stale stream ${stream} (${why})`);
     const trading = tradingState(session.risk);
     if (trading.state === 'HALTED') reasons.push(`${account.name}: trading halted (${trading.reason})`);
     if (denials.deniedNotReadyMs === 0) continue;
@@ -92,9 +96,9 @@ export function statusOf(sessions: readonly SessionEntry[], venueMode: 'local' |
         positions: [...(state?.positions.values() ?? [])].map((p) => ({
           symbol: p.symbol,
           size: p.size,
-          entryPrice: p.price,
-          realizedPnlUsd: p.realizedPnl,
-          unrealizedPnlUsd: p.unrealizedPnl ?? null,
+          entryPrice: p.entryPrice,
+          realizedPnlUsd: p.realizedPnlUsd,
+          unrealizedPnlUsd: p.unrealizedPnlUsd ?? null,
           liquidationPrice: p.liquidationPrice ?? null,
         })),
         margin: state?.margin ?? null,

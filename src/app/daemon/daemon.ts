@@ -5,6 +5,7 @@
 import type { Logger as PinoLogger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { HttpClient } from '../../client/http.js';
+import { connectVenue } from '../../client/venue.js';
 import { systemClock } from '../../core/clock.js';
 import { ConfigError, ConfigErrors } from '../../core/errors.js';
 import { Journal, startRetention } from '../../store/index.js';
@@ -17,10 +18,10 @@ import { marketRuleFindings } from '../config/checks.js';
 import type { CommitmentPool } from '../../protocol/commitment-pool.js';
 import { NonceSources } from '../../protocol/nonce.js';
 import { dedicateCpu } from '../../latency/dedicated-cpu.js';
-import { commitmentPool, startTrading, type TradingSession } from '../trading.js';
+import { commitmentPool, startTrading } from '../trading.js';
 import { venueOptions } from '../venue-config.js';
 import { loadAccounts, prepareAccounts, reportNonceLead, type DaemonAccount } from './accounts.js';
-import { control, readiness, statusOf, type SessionEntry } from './control.js';
+import { control, readiness, statusOf, type LiveSession, type SessionEntry } from './control.js';
 import { RegistryMetricBackends, wireMetrics } from './metrics.js';
 import { journalingSubmitter, journalSizeGauge, recordSnapshots, recordTrading, snapshotAccount } from './recording.js';
 import { resolveUnresolvedBatches } from './resolve.js';
@@ -220,20 +221,18 @@ interface SessionDeps {
   recordings: Subscription[];
 }
 
-function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: LoadedStrategy[], deps: SessionDeps): Promise<TradingSession> {
+function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: LoadedStrategy[], deps: SessionDeps): Promise<LiveSession> {
   const { config, logger } = opts;
   const clock = systemClock();
   const sessionLog = logger.child({ account: account.name });
-  return startTrading({
+  const { dialect, network } = config.venue;
+  const venue = connectVenue({
     url: deps.url,
     wsUrl: deps.wsUrl,
-    dialect: config.venue.dialect,
-    network: config.venue.network,
-    key: account.key,
-    account: account.account,
-    nonceStore: deps.nonces,
-    strategies,
-    risk: config.risk,
+    dialect,
+    network,
+    clock,
+    logger: componentLogger(sessionLog, 'execution'),
     http: {
       rateLimit: { perSecond: config.http.ordersPerSecond, burst: config.http.ordersBurst },
       cancelRateLimit: { perSecond: config.http.cancelsPerSecond, burst: config.http.cancelsBurst },
@@ -242,6 +241,17 @@ function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: L
       spareSockets: config.http.spareSockets,
       rateLimitMaxWaitMs: config.http.rateLimitMaxWaitMs,
     },
+    staleAfterMs: config.venue.staleAfterMs,
+  });
+  return startTrading({
+    venue,
+    dialect,
+    network,
+    key: account.key,
+    account: account.account,
+    nonceStore: deps.nonces,
+    strategies,
+    risk: config.risk,
     execution: {
       maxBatchItems: config.execution.maxBatchItems,
       flush: config.execution.flushDelayMs === 0 ? 'microtask' : { delayMs: config.execution.flushDelayMs },
@@ -249,10 +259,8 @@ function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: L
     },
     signing: config.execution.signing,
     keepWarmMs: config.latency.keepWarmMs,
-    staleAfterMs: config.venue.staleAfterMs,
     commitments: deps.commitments,
     metrics: deps.metrics,
-    clock,
     logger: componentLogger(sessionLog, 'execution'),
     strategyLogger: (name) => (name === undefined ? componentLogger(sessionLog, 'strategy-host') : strategyLogger(sessionLog, name)),
     strategyMetrics: (name) => deps.strategyMetrics.forStrategy(account.name, name, strategyLogger(sessionLog, name)),

@@ -115,7 +115,7 @@ export function wireMetrics(m: PerpbotMetrics, sessions: readonly SessionEntry[]
   for (const { account, session } of sessions) {
     subscriptions.push(
       session.accounts.state$(session.account).subscribe(() => seen(`account:${account.name}`)),
-      session.accounts.fills$(session.account).subscribe((f) => m.fills.inc({ account: account.name, symbol: f.symbol, side: f.isBuy ? 'buy' : 'sell' })),
+      session.accounts.fills$(session.account).subscribe((f) => m.fills.inc({ account: account.name, symbol: f.symbol, side: f.side })),
     );
   }
 
@@ -134,25 +134,25 @@ export function wireMetrics(m: PerpbotMetrics, sessions: readonly SessionEntry[]
       const labels = { account: account.name };
       m.openOrders.set(labels, session.execution.openOrderCount());
       m.setTradingState(account.name, tradingState(session.risk).state);
-      for (const [i, c] of session.pool.connections.entries()) reconnects.add(`${account.name}/${i}`, Math.max(0, c.stats.opens - 1), (n) => m.wsReconnects.inc(n));
-      for (const [kind, n] of Object.entries(session.pool.stats.invalidFrames)) frames.add(`${account.name}/${kind}`, n, (d) => m.framesInvalid.inc({ kind }, d));
-      frames.add(`${account.name}/refused`, session.pool.stats.refusedTopics, (d) => m.topicsRefused.inc(d));
-      frames.add(`${account.name}/429`, session.http.stats.rateLimited, (d) => m.httpRateLimited.inc(d));
-      stale += session.staleTopics().size;
+      for (const [i, c] of session.venue.pool.connections.entries()) reconnects.add(`${account.name}/${i}`, Math.max(0, c.stats.opens - 1), (n) => m.wsReconnects.inc(n));
+      for (const [kind, n] of Object.entries(session.venue.pool.stats.invalidFrames)) frames.add(`${account.name}/${kind}`, n, (d) => m.framesInvalid.inc({ kind }, d));
+      frames.add(`${account.name}/refused`, session.venue.pool.stats.refusedTopics, (d) => m.topicsRefused.inc(d));
+      frames.add(`${account.name}/429`, session.venue.http.stats.rateLimited, (d) => m.httpRateLimited.inc(d));
+      stale += session.staleStreams().size;
       const state = session.accountState();
       for (const symbol of session.symbols) {
         const p = state?.positions.get(symbol);
         const at = { account: account.name, symbol };
         m.positionBase.set(at, p?.size ?? 0);
         m.positionNotionalUsd.set(at, (p?.size ?? 0) * (marks.get(symbol) ?? 0));
-        m.pnlUsd.set({ ...at, kind: 'realized' }, p?.realizedPnl ?? 0);
-        m.pnlUsd.set({ ...at, kind: 'unrealized' }, p?.unrealizedPnl ?? 0);
+        m.pnlUsd.set({ ...at, kind: 'realized' }, p?.realizedPnlUsd ?? 0);
+        m.pnlUsd.set({ ...at, kind: 'unrealized' }, p?.unrealizedPnlUsd ?? 0);
       }
       const equity = session.riskView.equityUsd();
       if (equity !== undefined) m.equityUsd.set(labels, equity);
       if (state?.margin) {
-        m.marginUsedUsd.set(labels, state.margin.marginUsed);
-        m.marginAvailableUsd.set(labels, state.margin.availableBalance);
+        m.marginUsedUsd.set(labels, state.margin.marginUsedUsd);
+        m.marginAvailableUsd.set(labels, state.margin.availableBalanceUsd);
       }
       m.dailyPnlUsd.set(labels, session.riskView.pnlTodayUsd());
       m.dailyLossLimitUsd.set(labels, session.risk.config.dailyLossLimitUsd);

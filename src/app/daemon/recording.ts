@@ -4,17 +4,17 @@
 
 import { Gauge, type Registry } from 'prom-client';
 import { defer, interval, type Subscription } from 'rxjs';
-import type { AccountReader } from '../../account/account.js';
 import { KeyCounts } from '../../account/dedupe.js';
-import { fillFromRow } from '../../account/reconcile.js';
-import type { BackoffOptions } from '../../core/backoff.js';
 import type { HttpClient } from '../../client/http.js';
-import { retryWithBackoff } from '../../core/rx.js';
+import type { LiveVenue } from '../../client/venue.js';
+import type { Fill } from '../../core/account-data.js';
+import type { BackoffOptions } from '../../core/backoff.js';
 import type { Clock } from '../../core/clock.js';
-import type { Submitter } from '../../execution/ports.js';
-import type { FillUpdate } from '../../protocol/v1/stream.js';
+import { retryWithBackoff } from '../../core/rx.js';
 import type { CatchUp, FillRecord, Journal } from '../../store/index.js';
-import type { TradingParts, TradingSession } from '../trading.js';
+import type { Submitter } from '../../venue/port.js';
+import type { TradingParts } from '../trading.js';
+import type { LiveSession } from './control.js';
 
 const NS_PER_MS = 1_000_000n;
 /** Recent fill keys remembered to number equal fills of one match (they arrive together). */
@@ -39,7 +39,6 @@ export function journalingSubmitter(journal: Journal, account: string, clock: Cl
       journal.settleBatch(id, outcome.outcome, outcome.outcome === 'accepted' ? undefined : outcome.reason);
       return outcome;
     },
-    warm: (request) => inner.warm?.(request),
   };
 }
 
@@ -71,8 +70,8 @@ const SAME_SIZE = 1e-9;
  * the returned subscription ends. Meanwhile it catches up (catchUpFills): fills the venue made while nothing recorded
  * are journaled, and the account's rows join the epoch of the venue instance (reads retried with backoff).
  */
-export function recordTrading(journal: Journal, parts: TradingParts, opts: TradingRecordingOptions): Subscription {
-  const { account, execution, accounts, http } = parts;
+export function recordTrading(journal: Journal, parts: TradingParts<LiveVenue>, opts: TradingRecordingOptions): Subscription {
+  const { account, execution, accounts, venue } = parts;
   const subscription = execution.events$().subscribe((e) => {
     journal.recordOrder({ ...e, account, atNs: BigInt(e.timeMs) * NS_PER_MS });
   });
@@ -85,7 +84,7 @@ export function recordTrading(journal: Journal, parts: TradingParts, opts: Tradi
   );
   const { log } = opts;
   subscription.add(
-    defer(() => catchUpFills(journal, account, http, opts))
+    defer(() => catchUpFills(journal, account, venue, opts))
       .pipe(retryWithBackoff(CATCH_UP_BACKOFF, (e, attempt) => log.warn({ attempt, error: e.message }, 'journal catch-up failed; retrying')))
       .subscribe((r) => log.info({ ...r }, 'journal caught up with the venue')),
   );
@@ -93,8 +92,8 @@ export function recordTrading(journal: Journal, parts: TradingParts, opts: Tradi
 }
 
 /** A fill in the account's own view as a journal row; `equal` numbers fills equal in every field (their `seq`). */
-function fillRecord(account: string, f: FillUpdate, equal: KeyCounts, strategy?: string): FillRecord {
-  const key = `${f.orderId}|${f.timestamp}|${f.isBuy}|${f.price}|${f.size}`;
+function fillRecord(account: string, f: Fill, equal: KeyCounts, strategy?: string): FillRecord {
+  const key = `${f.orderId}|${f.venueTimeNs}|${f.side}|${f.price}|${f.size}`;
   const seq = equal.count(key);
   equal.add(key);
   return {
@@ -102,12 +101,12 @@ function fillRecord(account: string, f: FillUpdate, equal: KeyCounts, strategy?:
     strategy,
     symbol: f.symbol,
     orderId: f.orderId,
-    side: f.isBuy ? 'buy' : 'sell',
+    side: f.side,
     price: f.price,
     size: f.size,
-    feeUsd: f.fee,
+    feeUsd: f.feeUsd,
     maker: f.maker,
-    timeNs: f.timestamp,
+    timeNs: f.venueTimeNs,
     seq,
   };
 }
@@ -117,20 +116,20 @@ function fillRecord(account: string, f: FillUpdate, equal: KeyCounts, strategy?:
  * position per symbol equals the venue's; on a difference it reads once more (a fill between the two reads), then warns
  * (the venue's history does not reach back to the epoch's first fill).
  */
-async function catchUpFills(journal: Journal, account: string, http: AccountReader, opts: Pick<TradingRecordingOptions, 'venue' | 'clock' | 'log'>): Promise<CatchUp> {
+async function catchUpFills(journal: Journal, account: string, venue: LiveVenue, opts: Pick<TradingRecordingOptions, 'venue' | 'clock' | 'log'>): Promise<CatchUp> {
   for (let attempt = 1; ; attempt++) {
-    const [full] = await http.account('fullAccount', account);
-    const rows = await http.account('fills', account);
+    const [full] = await venue.http.account('fullAccount', account);
+    const rows = await venue.account.fills(account);
     const equal = new KeyCounts(rows.length + 1);
     // The venue lists fills newest first.
-    const fills = rows.map((r) => fillRecord(account, fillFromRow(account, r.fills), equal)).reverse();
+    const fills = rows.map((f) => fillRecord(account, f, equal)).reverse();
     const result = journal.catchUp(account, opts.venue, fills, opts.clock.nowNs());
     const journaled = journal.netPositions(account);
-    const venue = new Map((full?.fullAccount.positions ?? []).map((p) => [p.coin, p.size]));
-    const differ = [...new Set([...journaled.keys(), ...venue.keys()])].filter((s) => Math.abs((journaled.get(s) ?? 0) - (venue.get(s) ?? 0)) > SAME_SIZE);
+    const held = new Map((full?.fullAccount.positions ?? []).map((p) => [p.coin, p.size]));
+    const differ = [...new Set([...journaled.keys(), ...held.keys()])].filter((s) => Math.abs((journaled.get(s) ?? 0) - (held.get(s) ?? 0)) > SAME_SIZE);
     if (differ.length === 0) return result;
     if (attempt === 2) {
-      const sizes = Object.fromEntries(differ.map((s) => [s, { journal: journaled.get(s) ?? 0, venue: venue.get(s) ?? 0 }]));
+      const sizes = Object.fromEntries(differ.map((s) => [s, { journal: journaled.get(s) ?? 0, venue: held.get(s) ?? 0 }]));
       opts.log.warn({ epoch: result.epoch, sizes }, "the journal's net position differs from the venue's: the venue's fills history does not reach back to the epoch's first fill");
       return result;
     }
@@ -138,17 +137,17 @@ async function catchUpFills(journal: Journal, account: string, http: AccountRead
 }
 
 /** Records the session's positions and funding every `snapshotEveryMs` until the returned subscription ends. */
-export function recordSnapshots(journal: Journal, session: TradingSession, opts: RecordingOptions): Subscription {
+export function recordSnapshots(journal: Journal, session: LiveSession, opts: RecordingOptions): Subscription {
   const snapshot = () => snapshotAccount(journal, session, opts.clock).catch((e: Error) => opts.log.warn({ error: e.message }, 'journal snapshot failed'));
   return interval(opts.snapshotEveryMs).subscribe(() => void snapshot());
 }
 
 /** Writes the current positions and any new funding payments of the session's account (read through `http`). */
-export async function snapshotAccount(journal: Journal, session: TradingSession, clock: Pick<Clock, 'nowMs'>, http: Pick<HttpClient, 'account'> = session.http): Promise<void> {
+export async function snapshotAccount(journal: Journal, session: LiveSession, clock: Pick<Clock, 'nowMs'>, http: Pick<HttpClient, 'account'> = session.venue.http): Promise<void> {
   const account = session.account;
   const atMs = clock.nowMs();
   for (const p of session.accountState()?.positions.values() ?? []) {
-    journal.recordPosition({ account, symbol: p.symbol, size: p.size, entryPrice: p.price, realizedPnlUsd: p.realizedPnl, unrealizedPnlUsd: p.unrealizedPnl ?? 0, atMs });
+    journal.recordPosition({ account, symbol: p.symbol, size: p.size, entryPrice: p.entryPrice, realizedPnlUsd: p.realizedPnlUsd, unrealizedPnlUsd: p.unrealizedPnlUsd ?? 0, atMs });
   }
   for (const row of await http.account('fundingHistory', account)) {
     const f = row.fundingPayment;

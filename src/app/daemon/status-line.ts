@@ -35,9 +35,9 @@ export class StatusLine {
     for (const { account, session } of this.sessions) {
       const state = session.accountState();
       const positions = [...(state?.positions.values() ?? [])];
-      const pos = positions.length === 0 ? 'flat' : positions.map((p) => `${p.symbol} ${signed(p.size, 4)}@${p.price.toFixed(2)}`).join(' ');
-      const realized = state?.margin?.realizedPnl ?? positions.reduce((s, p) => s + p.realizedPnl, 0);
-      const unrealized = state?.margin?.unrealizedPnl ?? positions.reduce((s, p) => s + (p.unrealizedPnl ?? 0), 0);
+      const pos = positions.length === 0 ? 'flat' : positions.map((p) => `${p.symbol} ${signed(p.size, 4)}@${p.entryPrice.toFixed(2)}`).join(' ');
+      const realized = state?.margin?.realizedPnlUsd ?? positions.reduce((s, p) => s + p.realizedPnlUsd, 0);
+      const unrealized = state?.margin?.unrealizedPnlUsd ?? positions.reduce((s, p) => s + (p.unrealizedPnlUsd ?? 0), 0);
       const fills = this.fills.get(account.name)!;
       const line =
         `status ${account.name}: pos ${pos} | pnl ${signed(realized + unrealized, 2)} USD (realized ${signed(realized, 2)}, unrealized ${signed(unrealized, 2)})` +

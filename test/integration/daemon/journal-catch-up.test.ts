@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordTrading } from '../../../src/app/daemon/recording.js';
+import { connectVenue } from '../../../src/client/venue.js';
 import { startTrading } from '../../../src/app/trading.js';
 import { systemClock } from '../../../src/core/clock.js';
 import { Keypair } from '../../../src/protocol/keys.js';
@@ -43,8 +44,7 @@ function openJournal(): Journal {
 async function record(venue: Venue, journal: Journal, key: Keypair): Promise<() => Promise<void>> {
   let recorder: Subscription | undefined;
   const session = await startTrading({
-    url: venue.url,
-    wsUrl: venue.wsUrl,
+    venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
     dialect: 'v1',
     network: 'mainnet',
     key,

@@ -2,6 +2,7 @@
 // (reduce-only IOC within the slippage bound), and the outcome is in its 'strategy stopped' log line.
 import { describe, expect, it } from 'vitest';
 import { concat, filter, map, NEVER, take } from 'rxjs';
+import { connectVenue } from '../../../src/client/venue.js';
 import { startTrading } from '../../../src/app/trading.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
@@ -26,7 +27,7 @@ function buyer(closeOnStop: { maxSlippageBps: number } | undefined): LoadedStrat
         ctx.market.book$('BTC-USD').pipe(
           filter((b) => mid(b) !== undefined),
           take(1),
-          map((b): Intent => ({ kind: 'place', order: { symbol: 'BTC-USD', side: 'buy', price: roundToTick(mid(b)! * 1.01, ctx.rules('BTC-USD').tickSize, 'down'), size: SIZE, tif: 'IOC', reduceOnly: false }, ...stamp(b) })),
+          map((b): Intent => ({ kind: 'place', order: { symbol: 'BTC-USD', side: 'buy', price: roundToTick(mid(b)! * 1.01, ctx.rules('BTC-USD').tickSizeUsd, 'down'), size: SIZE, tif: 'IOC', reduceOnly: false }, ...stamp(b) })),
         ),
         NEVER,
       ),
@@ -48,7 +49,7 @@ async function session(closeOnStop: { maxSlippageBps: number } | undefined) {
   const lines: Line[] = [];
   const record = (fields: object, message: string) => lines.push({ fields: fields as Record<string, unknown>, message });
   const log: StrategyLogger = { debug: record, info: record, warn: record, error: record };
-  const s = await startTrading({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet', key, nonceStore: new MemoryNonceStore(), strategies: [buyer(closeOnStop)], strategyLogger: () => log });
+  const s = await startTrading({ venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }), dialect: 'v1', network: 'mainnet', key, nonceStore: new MemoryNonceStore(), strategies: [buyer(closeOnStop)], strategyLogger: () => log });
   const position = () => s.accountState()?.positions.get('BTC-USD')?.size ?? 0;
   await until(() => position() === SIZE, 'the long position', 10_000);
   const venuePosition = () => venue.engine.fullAccount(key.publicKey).positions.find((p) => p.coin === 'BTC-USD')?.size ?? 0;

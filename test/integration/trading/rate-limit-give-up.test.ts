@@ -1,6 +1,7 @@
 // A request refused with HTTP 429 for longer than the client's rateLimitMaxWaitMs gives up: back-pressure, counted as
 // submits_total{outcome="rate_limited"}, never a venue rejection toward the repeated-rejections halt.
 import { afterEach, describe, expect, it } from 'vitest';
+import { connectVenue, type LiveVenue } from '../../../src/client/venue.js';
 import { startTrading, type TradingSession } from '../../../src/app/trading.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
@@ -11,7 +12,7 @@ import { sample } from '../../../bench/support/daemon-process.js';
 import { until } from '../../support/until.js';
 
 let venue: Venue | undefined;
-let session: TradingSession | undefined;
+let session: TradingSession<LiveVenue> | undefined;
 
 afterEach(async () => {
   await session?.stop({ deadlineMs: 5_000 });
@@ -31,18 +32,16 @@ describe('rate limiting never halts trading', () => {
     ]);
     const metrics = createMetrics();
     session = await startTrading({
-      url: venue.url,
-      wsUrl: venue.wsUrl,
+      venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet', http: { rateLimitMaxWaitMs: 200 } }),
       dialect: 'v1',
       network: 'mainnet',
       key,
       nonceStore: new MemoryNonceStore(),
       strategies,
       metrics,
-      http: { rateLimitMaxWaitMs: 200 },
       risk: { repeatedRejects: { count: 3, windowMs: 60_000 } },
     });
-    await until(() => session!.http.stats.outcomes.rejected >= 6, 'six batches given up on 429', 30_000);
+    await until(() => session!.venue.http.stats.outcomes.rejected >= 6, 'six batches given up on 429', 30_000);
     expect(session.risk.state).toBe('ACTIVE');
     const text = await metrics.text();
     expect(sample(text, 'perpbot_submits_total', { outcome: 'rate_limited' })).toBeGreaterThanOrEqual(6);

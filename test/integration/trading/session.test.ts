@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectVenue } from '../../../src/client/venue.js';
 import { startTrading, type TradingSession } from '../../../src/app/trading.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
@@ -18,7 +19,7 @@ beforeAll(async () => {
   const strategies = await loadStrategies([
     { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 20, minIntervalMs: 50 } },
   ]);
-  session = await startTrading({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet', key, nonceStore: new MemoryNonceStore(), strategies });
+  session = await startTrading({ venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }), dialect: 'v1', network: 'mainnet', key, nonceStore: new MemoryNonceStore(), strategies });
 });
 afterAll(() => venue.close());
 
@@ -70,8 +71,7 @@ describe('a session that fails to start', () => {
     const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
     const socketsBefore = sockets();
     const started = startTrading({
-      url: venue.url,
-      wsUrl: venue.wsUrl,
+      venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
       dialect: 'v1',
       network: 'mainnet',
       key: Keypair.generate(),
@@ -97,8 +97,7 @@ describe('a session with keep-warm', () => {
     let batches = 0;
     let places = 0;
     const warmSession = await startTrading({
-      url: venue.url,
-      wsUrl: venue.wsUrl,
+      venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
       dialect: 'v1',
       network: 'mainnet',
       key: k,
@@ -111,7 +110,6 @@ describe('a session with keep-warm', () => {
           places += (JSON.parse(request.bodyText) as { action: { orders: object[] } }).action.orders.filter((o) => 'order' in o).length;
           return inner.submit(request, hooks);
         },
-        warm: (request) => inner.warm?.(request),
       }),
     });
     const signer = warmSession.signer as Presigner;
@@ -124,12 +122,12 @@ describe('a session with keep-warm', () => {
     // Every signature from a commitment belongs to a batch the session submitted; every order the venue has, to a place in one.
     expect(signer.precomputedCount + signer.deterministicCount).toBe(batches);
     expect(venue.engine.orderHistory(k.publicKey).length + venue.engine.openOrders(k.publicKey).length).toBe(places);
-    expect(warmSession.http.stats.outcomes.accepted + warmSession.http.stats.outcomes.rejected + warmSession.http.stats.outcomes.unknown).toBe(batches);
+    expect(warmSession.venue.http.stats.outcomes.accepted + warmSession.venue.http.stats.outcomes.rejected + warmSession.venue.http.stats.outcomes.unknown).toBe(batches);
   });
 
   it('refuses a keepWarmMs between 0 and 1 ms', async () => {
     const strategies = await loadStrategies([{ name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01 } }]);
-    const started = startTrading({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet', key: Keypair.generate(), nonceStore: new MemoryNonceStore(), strategies, keepWarmMs: 0.5 });
+    const started = startTrading({ venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }), dialect: 'v1', network: 'mainnet', key: Keypair.generate(), nonceStore: new MemoryNonceStore(), strategies, keepWarmMs: 0.5 });
     await expect(started).rejects.toThrow('keepWarmMs must be 0 (off) or a number >= 1, got 0.5');
   });
 });

@@ -2,6 +2,7 @@
 // strategy gets a rejectedRiskLimit order event with reason STREAM_STALE, and the denial is counted.
 import { describe, expect, it } from 'vitest';
 import { map, Subject } from 'rxjs';
+import { connectVenue } from '../../../src/client/venue.js';
 import { startTrading, type TradingSession } from '../../../src/app/trading.js';
 import type { OrderEvent } from '../../../src/core/intent.js';
 import { Keypair } from '../../../src/protocol/keys.js';
@@ -43,14 +44,12 @@ async function stalledSession(next: (price: number, nowMs: number) => Intent) {
   const events: OrderEvent[] = [];
   const wsUrl = venue.wsUrl.replace(/:\d+\//, `:${proxy.port}/`);
   const session: TradingSession = await startTrading({
-    url: venue.url,
-    wsUrl,
+    venue: connectVenue({ url: venue.url, wsUrl, dialect: 'v1', network: 'mainnet', staleAfterMs: 1_000 }),
     dialect: 'v1',
     network: 'mainnet',
     key,
     nonceStore: new MemoryNonceStore(),
     strategies: [placer(prices, next, events)],
-    staleAfterMs: 1_000,
   });
   closers.push(() => session.stop({ deadlineMs: 5_000 }));
   closers.push(() => proxy.resume());
@@ -66,7 +65,7 @@ describe('a place in a market with stale stream data', () => {
     await until(() => t.open().length === 1, 'the first order resting', 10_000);
 
     t.proxy.stall();
-    await until(() => t.session.staleTopics().size > 0 && t.open().length === 0, 'stale and pulled', 5_000);
+    await until(() => t.session.staleStreams().size > 0 && t.open().length === 0, 'stale and pulled', 5_000);
     t.prices.next(t.price - 1);
     await until(() => t.events.some((e) => e.price === t.price - 1 && e.status === 'rejectedRiskLimit'), 'a rejection event for the stale place', 3_000);
     const refused = t.events.find((e) => e.price === t.price - 1 && e.status === 'rejectedRiskLimit')!;
@@ -87,7 +86,7 @@ describe('a place in a market with stale stream data', () => {
     t.prices.next(t.price);
     await until(() => t.open().length === 1, 'the first order resting', 10_000);
     t.proxy.stall();
-    await until(() => t.session.staleTopics().size > 0, 'stale', 5_000);
+    await until(() => t.session.staleStreams().size > 0, 'stale', 5_000);
     t.prices.next(t.price - 1);
     await until(() => t.events.some((e) => e.clientTag === 'b' && e.status === 'rejectedRiskLimit'), 'the replacement refused', 3_000);
     expect(t.events.find((e) => e.clientTag === 'b')!.reason).toMatch(/STREAM_STALE/);

@@ -3,8 +3,8 @@ import { closingOrder } from '../../../src/app/close-on-stop.js';
 import { defineStrategy, schema } from '../../../src/strategy/api.js';
 import { NEVER } from 'rxjs';
 
-const book = (bid: number, ask: number) => ({ bestBid: () => ({ px: bid, sz: 1, n: 1 }), bestAsk: () => ({ px: ask, sz: 1, n: 1 }) });
-const rules = { tickSize: 0.5, lotSize: 0.001 };
+const book = (bid: number, ask: number) => ({ bestBid: () => ({ price: bid, size: 1, orders: 1 }), bestAsk: () => ({ price: ask, size: 1, orders: 1 }) });
+const rules = { tickSizeUsd: 0.5, lotSizeBase: 0.001 };
 
 describe('closingOrder', () => {
   it('sells a long, buys a short: reduce-only IOC, the limit rounded towards the mid so it never passes the bound', () => {
@@ -19,7 +19,7 @@ describe('closingOrder', () => {
   it('says why there is no order: flat (below half a lot), or no two-sided book', () => {
     expect(closingOrder('BTC-USD', 0.0004, book(99, 101), rules, 50)).toBe('flat');
     expect(closingOrder('BTC-USD', 1, undefined, rules, 50)).toBe('no two-sided book to bound the price');
-    expect(closingOrder('BTC-USD', 1, { bestBid: () => ({ px: 99, sz: 1, n: 1 }), bestAsk: () => undefined }, rules, 50)).toBe('no two-sided book to bound the price');
+    expect(closingOrder('BTC-USD', 1, { bestBid: () => ({ price: 99, size: 1, orders: 1 }), bestAsk: () => undefined }, rules, 50)).toBe('no two-sided book to bound the price');
   });
 });
 
