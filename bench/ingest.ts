@@ -5,8 +5,11 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocket } from 'ws';
+import { HttpClient } from '../src/client/http.js';
+import { liveVenueOf } from '../src/client/venue.js';
 import { WsPool } from '../src/client/ws-pool.js';
-import { L2Book, type Levels } from '../src/market/book.js';
+import type { BookUpdate } from '../src/core/market-data.js';
+import { L2Book } from '../src/market/book.js';
 import { MarketStreams } from '../src/market/market.js';
 import { median, rate, report } from './lib.js';
 
@@ -17,11 +20,14 @@ const RUNS = 5;
 /** Book timestamps are milliseconds (venue-protocol §9.2). */
 const TS0 = 1_763_770_000_000;
 
+/** Book levels as the v1 wire writes them: bids, then asks. */
+type WireLevels = [{ px: number; sz: number; n: number }[], { px: number; sz: number; n: number }[]];
+
 /** Deterministic deltas around a 90 000 mid: bids below, asks above (never crossed), one in eight a delete. */
-function deltas(n: number): Levels[] {
+function deltas(n: number): WireLevels[] {
   let seed = 42;
   const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  const out: Levels[] = [];
+  const out: WireLevels[] = [];
   for (let i = 0; i < n; i++) {
     const bid = i % 2 === 0;
     const px = bid ? 90_000 - 0.5 * (1 + Math.floor(rnd() * 400)) : 90_000 + 0.5 * (1 + Math.floor(rnd() * 400));
@@ -32,7 +38,7 @@ function deltas(n: number): Levels[] {
   return out;
 }
 
-function frameText(updateType: 'snapshot' | 'delta', levels: Levels, i: number): string {
+function frameText(updateType: 'snapshot' | 'delta', levels: WireLevels, i: number): string {
   const book = `{"updateType":"${updateType}","symbol":"${SYMBOL}","levels":${JSON.stringify(levels)},"timestamp":${TS0 + i}}`;
   return `{"type":"l2Delta","data":{"book":${book}},"topic":"l2delta.${SYMBOL}"}`;
 }
@@ -100,19 +106,22 @@ function rawRun(url: string, frames: number): Promise<number> {
   });
 }
 
-/** perpbot: one connection → validated routing → book builder → book$ subscriber. */
+/** perpbot: one connection → validated routing → the venue port (vocabulary) → book builder → book$ subscriber. */
 function bookRun(url: string, frames: number): Promise<number> {
   return new Promise((resolve) => {
     const pool = new WsPool({ url });
-    const market = new MarketStreams({ source: pool, crossCheckMs: 0 });
+    // The cross-check is off: the HTTP client is never asked anything.
+    const http = new HttpClient({ baseUrl: 'http://127.0.0.1:9/api/v1' });
+    const venue = liveVenueOf({ http, pool, dialect: 'v1', network: 'mainnet' });
+    const market = new MarketStreams({ source: venue.market, crossCheckMs: 0 });
     const start = process.hrtime.bigint();
     let best = 0;
     const sub = market.book$(SYMBOL).subscribe((book) => {
-      best += book.bestBid()?.px ?? 0;
+      best += book.bestBid()?.price ?? 0;
       if (book.version === frames) {
         const s = Number(process.hrtime.bigint() - start) / 1e9;
         sub.unsubscribe();
-        pool.close();
+        venue.close();
         resolve(best > 0 ? (frames - 1) / s : 0);
       }
     });
@@ -120,7 +129,7 @@ function bookRun(url: string, frames: number): Promise<number> {
 }
 
 const all = deltas(DELTAS);
-const snapshot: Levels = [
+const snapshot: WireLevels = [
   Array.from({ length: 100 }, (_, i) => ({ px: 89_999.5 - i * 0.5, sz: 1, n: 1 })),
   Array.from({ length: 100 }, (_, i) => ({ px: 90_000.5 + i * 0.5, sz: 1, n: 1 })),
 ];
@@ -141,11 +150,17 @@ for (let r = 0; r < RUNS; r++) {
 }
 server.close();
 
+/** The book update the venue port delivers for `levels`. */
+const updateOf = (kind: BookUpdate['kind'], [bids, asks]: WireLevels): BookUpdate => {
+  const level = (l: { px: number; sz: number; n: number }) => ({ price: l.px, size: l.sz, orders: l.n });
+  return { kind, symbol: SYMBOL, bids: bids.map(level), asks: asks.map(level), venueTimeMs: TS0, arrivalNs: 0n };
+};
 const book = new L2Book(SYMBOL);
-book.applySnapshot(snapshot, TS0);
+book.apply(updateOf('snapshot', snapshot));
+const updates = all.map((d) => updateOf('delta', d));
 let i = 0;
 const applyRates: number[] = [];
-for (let r = 0; r < RUNS; r++) applyRates.push(rate(() => book.applyDelta(all[i++ % DELTAS]!, TS0), 300));
+for (let r = 0; r < RUNS; r++) applyRates.push(rate(() => book.apply(updates[i++ % DELTAS]!), 300));
 
 report(BENCH, 'deltas_per_s', median(ours), 'deltas/s');
 report(BENCH, 'raw_ws_parse_per_s', median(raw), 'frames/s');

@@ -1,9 +1,10 @@
 // Bench `tick-to-trade`: in-process latency from the arrival of the WebSocket frame that changed the book to the signed
 // request written to the socket, for one market and the built-in market maker against the local venue in its own process
 // (fast synthetic market); also each stage's p50 on the way and the heap allocated per book change (load-independent).
-// Three setups, each 5 runs, interleaved: `dedicated` (the latency settings: keep-warm every 5 ms and the event loop on a
-// CPU of its own, `latency.dedicatedCpu`; the headline metrics where the machine allows it), `shared` (keep-warm only,
-// the bot's threads on every CPU; metrics `shared_*`) and `untuned` (neither; metrics `untuned_*`).
+// Four setups, each 5 runs, interleaved, so each tuning's effect is measured alone: `dedicated` (the latency settings:
+// keep-warm every 5 ms and the event loop on a CPU of its own, `latency.dedicatedCpu`; the headline metrics where the
+// machine allows it), `dedicated_cold` (the CPU of its own without keep-warm; metrics `dedicated_cold_*`), `shared`
+// (keep-warm only, the bot's threads on every CPU; metrics `shared_*`) and `untuned` (neither; metrics `untuned_*`).
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { canDedicateCpu, dedicateCpu, otherCpus } from '../src/latency/dedicated
 import { tuneJitForTrading } from '../src/latency/jit.js';
 import { startTrading } from '../src/app/trading.js';
 import { HttpClient } from '../src/client/http.js';
+import { connectVenue, type LiveVenue } from '../src/client/venue.js';
 import { systemClock } from '../src/core/clock.js';
 import type { Execution } from '../src/execution/engine.js';
 import { SampleHistogram, type HistogramLike } from '../src/execution/metrics.js';
@@ -46,7 +48,11 @@ const DEDICATED_CPU = 0;
 const DEDICATED = canDedicateCpu(DEDICATED_CPU);
 const OTHER_CPUS = DEDICATED ? otherCpus(DEDICATED_CPU).join(',') : '';
 
-type Placement = 'dedicated' | 'shared' | 'untuned';
+type Placement = 'dedicated' | 'dedicated_cold' | 'shared' | 'untuned';
+/** The setups on a CPU of their own (the others share every CPU with the venue). */
+const ON_DEDICATED_CPU: ReadonlySet<Placement> = new Set(['dedicated', 'dedicated_cold']);
+/** The setups with keep-warm on. */
+const KEPT_WARM: ReadonlySet<Placement> = new Set(['dedicated', 'shared']);
 
 /** The keep-warm interval of the tuned setups, ms (`latency.keepWarmMs`). */
 const KEEP_WARM_MS = 5;
@@ -56,9 +62,10 @@ function startVenueProcess(seed: number, placement: Placement): Promise<{ url: s
   const config = join(tmpdir(), `perpbot-t2t-${process.pid}.yaml`);
   writeFileSync(config, 'flow:\n  makers: 2\n  levels: 5\n  takerProbability: 0.5\n  intervalMs: 20\n');
   const venue = [process.execPath, join(here, '../src/cli.js'), 'venue', '--port', '0', '--seed', String(seed), '--config', config];
-  const command = placement === 'dedicated' ? ['taskset', '-c', OTHER_CPUS, ...venue] : CHRT ? ['chrt', '--idle', '0', ...venue] : venue;
+  const dedicated = ON_DEDICATED_CPU.has(placement);
+  const command = dedicated ? ['taskset', '-c', OTHER_CPUS, ...venue] : CHRT ? ['chrt', '--idle', '0', ...venue] : venue;
   const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
-  if (placement !== 'dedicated' && !CHRT && child.pid !== undefined) setPriority(child.pid, 19);
+  if (!dedicated && !CHRT && child.pid !== undefined) setPriority(child.pid, 19);
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const m = /listening: (\S+) \(WebSocket (\S+)\)/.exec(line);
@@ -96,7 +103,7 @@ type Stage = (typeof STAGES)[number];
 
 /**
  * Stage latencies from the frame's arrival, taken by wrapping the session's entry points (execution.submit, the
- * key's sign, the HTTP client's submit) and completed by the tick-to-trade observation of the same batch.
+ * key's sign, the venue's submitter) and completed by the tick-to-trade observation of the same batch.
  */
 class StageProbe implements HistogramLike {
   readonly stages = Object.fromEntries(STAGES.map((s) => [s, new SampleHistogram()])) as Record<Stage, SampleHistogram>;
@@ -107,21 +114,22 @@ class StageProbe implements HistogramLike {
     private readonly tickToTrade: SampleHistogram,
   ) {}
 
-  wrap(execution: { submit: Execution['submit'] }, key: MessageSigner, http: HttpClient): void {
+  wrap(execution: { submit: Execution['submit'] }, key: MessageSigner, venue: LiveVenue): void {
     const { clock } = this;
     const submit = execution.submit.bind(execution);
-    execution.submit = (strategy, intent, opts) => {
+    execution.submit = (strategy, intent) => {
       const intentNs = clock.nowNs();
-      submit(strategy, intent, opts);
-      if (opts?.arrivalNs !== undefined) this.tick = { arrivalNs: opts.arrivalNs, intentNs, executeNs: clock.nowNs() };
+      submit(strategy, intent);
+      if (intent.arrivalNs !== undefined) this.tick = { arrivalNs: intent.arrivalNs, intentNs, executeNs: clock.nowNs() };
     };
     const sign = key.sign.bind(key);
     key.sign = (message) => {
       if (this.tick && this.tick.encodeNs === undefined) this.tick.encodeNs = clock.nowNs();
       return sign(message);
     };
-    const send = http.submit.bind(http);
-    http.submit = (request, hooks) => {
+    const submitter = venue.submitter;
+    const send = submitter.submit.bind(submitter);
+    submitter.submit = (request, hooks) => {
       if (this.tick && this.tick.submitNs === undefined) this.tick.submitNs = clock.nowNs();
       return send(request, hooks);
     };
@@ -167,24 +175,22 @@ async function run(seed: number, placement: Placement): Promise<RunResult> {
   const strategies = await loadStrategies([
     { name: 'mm', module: 'market-maker', params: { symbol: SYMBOL, size: 0.001, maxPosition: 0.05, halfSpreadBps: 5, minIntervalMs: 0 } },
   ]);
+  // 50× the default request rate: more sockets than the default 16, so that a slow answer does not hold actions back.
+  const http = { rateLimit: { perSecond: 1000, burst: 1000 }, cancelRateLimit: { perSecond: 2000, burst: 2000 }, maxSockets: 64 };
   const session = await startTrading({
-    url: venue.url,
-    wsUrl: venue.wsUrl,
+    venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet', clock, http }),
     dialect: 'v1',
     network: 'mainnet',
     key,
     nonceStore: new MemoryNonceStore(),
     strategies,
-    clock,
     metrics: { tickToTradeSeconds: probe },
     risk: { orderRate: { perSecond: 1000, burst: 1000 }, cancelRate: { perSecond: 2000, burst: 2000 }, maxOpenOrders: 1000 },
-    // 50× the default request rate: more sockets than the default 16, so that a slow answer does not hold actions back.
-    http: { rateLimit: { perSecond: 1000, burst: 1000 }, cancelRateLimit: { perSecond: 2000, burst: 2000 }, maxSockets: 64 },
-    ...(placement !== 'untuned' && { keepWarmMs: KEEP_WARM_MS }),
+    ...(KEPT_WARM.has(placement) && { keepWarmMs: KEEP_WARM_MS }),
   });
-  probe.wrap(session.execution, session.signer, session.http);
+  probe.wrap(session.execution, session.signer, session.venue);
   // After startTrading: its signing worker exists and moves off the CPU with the others.
-  const dedicated = placement === 'dedicated' ? await dedicateCpu(DEDICATED_CPU) : undefined;
+  const dedicated = ON_DEDICATED_CPU.has(placement) ? await dedicateCpu(DEDICATED_CPU) : undefined;
   try {
     await new Promise((r) => setTimeout(r, WARMUP_MS));
     probe.reset();
@@ -210,8 +216,8 @@ async function run(seed: number, placement: Placement): Promise<RunResult> {
 }
 
 tuneJitForTrading();
-const placements: Placement[] = DEDICATED ? ['dedicated', 'shared', 'untuned'] : ['shared', 'untuned'];
-const results: Record<Placement, RunResult[]> = { dedicated: [], shared: [], untuned: [] };
+const placements: Placement[] = DEDICATED ? ['dedicated', 'dedicated_cold', 'shared', 'untuned'] : ['shared', 'untuned'];
+const results: Record<Placement, RunResult[]> = { dedicated: [], dedicated_cold: [], shared: [], untuned: [] };
 for (let r = 0; r < RUNS; r++) for (const placement of placements) results[placement].push(await run(100 + r, placement));
 const headline = results[placements[0]!];
 const med = (rs: RunResult[], f: (x: RunResult) => number) => median(rs.map(f));
@@ -224,7 +230,7 @@ report('tick-to-trade', 'gc_collections', med(headline, (x) => x.collections), '
 report('tick-to-trade', 'gc_ms', med(headline, (x) => x.gcMs), 'ms');
 report('tick-to-trade', 'dedicated_cpu', DEDICATED ? 1 : 0, 'bool');
 report('tick-to-trade', 'keep_warm_ms', KEEP_WARM_MS, 'ms');
-for (const p of ['shared', 'untuned'] as const) {
+for (const p of placements.slice(1)) {
   report('tick-to-trade', `${p}_p50_us`, med(results[p], (x) => x.p50), 'us');
   report('tick-to-trade', `${p}_p99_us`, med(results[p], (x) => x.p99), 'us');
   report('tick-to-trade', `${p}_samples`, med(results[p], (x) => x.samples), 'samples');
