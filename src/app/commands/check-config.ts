@@ -4,12 +4,11 @@
 
 import { existsSync } from 'node:fs';
 import { HttpClient } from '../../client/http.js';
-import type { MarketInfo } from '../../client/exchange-info.js';
 import { ConfigErrors, TransportError } from '../../core/errors.js';
 import { COLLATERAL_COIN } from '../../protocol/current/inbound-account.js';
 import { Keypair } from '../../protocol/keys.js';
 import type { Book } from '../../protocol/v1/stream.js';
-import { bookUpdateOf } from '../../protocol/vocabulary.js';
+import { bookUpdateOf, marketRulesOf } from '../../protocol/vocabulary.js';
 import { mid } from '../../strategy/api.js';
 import type { LoadedStrategy } from '../../strategy/loader.js';
 import { startVenue } from '../../venue-sim/server/index.js';
@@ -82,7 +81,7 @@ async function onlineChecks(config: DaemonConfig, strategies: readonly LoadedStr
   try {
     // One flow round: the embedded venue's books have both sides, as they do by the time the daemon quotes.
     local?.step();
-    const markets = new Map<string, MarketInfo>((await http.exchangeInfo()).map((m) => [m.symbol, m]));
+    const markets = new Map((await http.exchangeInfo()).map((m) => [m.symbol, marketRulesOf(m)]));
     const symbols = [...new Set(strategies.flatMap((s) => s.symbols))].filter((s) => markets.has(s));
     const mids = new Map<string, number>();
     for (const symbol of symbols) {

@@ -4,7 +4,7 @@
 
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { MarketInfo } from '../../client/exchange-info.js';
+import type { MarketRules } from '../../core/market-data.js';
 import { ValidationError } from '../../core/errors.js';
 import { formatPath, type Issue } from '../../core/schema.js';
 import { Keypair } from '../../protocol/keys.js';
@@ -130,7 +130,7 @@ function declared(s: LoadedStrategy, i: number, kind: SizeKind): { sizes: readon
  * `mids`, an order notional (size on the lot grid × mid) below its minimum notional. A market without a mid is a
  * warning (its minimum notional not checked) when `mids` is given.
  */
-export function marketRuleFindings(strategies: readonly LoadedStrategy[], markets: ReadonlyMap<string, MarketInfo>, mids?: ReadonlyMap<string, number>): Findings {
+export function marketRuleFindings(strategies: readonly LoadedStrategy[], markets: ReadonlyMap<string, MarketRules>, mids?: ReadonlyMap<string, number>): Findings {
   const errors: Issue[] = [];
   const warnings: Issue[] = [];
   const listed = [...markets.keys()].join(', ');
@@ -151,13 +151,13 @@ export function marketRuleFindings(strategies: readonly LoadedStrategy[], market
         const market = markets.get(d.symbol);
         if (market === undefined) continue;
         const field = `${params}.${d.key}`;
-        const lots = roundToLot(d.size, market.lotSize);
+        const lots = roundToLot(d.size, market.lotSizeBase);
         if (lots === 0) {
           const what = kind === 'orderSizes' ? 'every order rounds down to 0 and none is placed' : 'not one lot can be bought or sold';
-          errors.push({ field, message: `${d.size} is below the lot size ${market.lotSize} of ${d.symbol}: ${what}` });
+          errors.push({ field, message: `${d.size} is below the lot size ${market.lotSizeBase} of ${d.symbol}: ${what}` });
           continue;
         }
-        const minNotional = market.minNotional ?? 0;
+        const minNotional = market.minNotionalUsd;
         if (kind !== 'orderSizes' || mids === undefined || minNotional === 0) continue;
         const mid = mids.get(d.symbol);
         if (mid === undefined) {
@@ -165,7 +165,7 @@ export function marketRuleFindings(strategies: readonly LoadedStrategy[], market
           unpriced.add(d.symbol);
         } else if (lots * mid < minNotional) {
           const rounded = lots === d.size ? `${d.size}` : `${d.size} (${lots} on the lot grid)`;
-          errors.push({ field, message: `${rounded} × mid ${mid} = ${usd(lots * mid)} USD is below the minimum notional ${minNotional} USD of ${d.symbol}: the venue refuses such orders (a size of at least ${roundToLot(minNotional / mid, market.lotSize, 'up')} is needed)` });
+          errors.push({ field, message: `${rounded} × mid ${mid} = ${usd(lots * mid)} USD is below the minimum notional ${minNotional} USD of ${d.symbol}: the venue refuses such orders (a size of at least ${roundToLot(minNotional / mid, market.lotSizeBase, 'up')} is needed)` });
         }
       }
     }
@@ -193,7 +193,7 @@ export interface AccountFunds {
 export function collateralFindings(
   c: DaemonConfig,
   strategies: readonly LoadedStrategy[],
-  markets: ReadonlyMap<string, MarketInfo>,
+  markets: ReadonlyMap<string, MarketRules>,
   mids: ReadonlyMap<string, number>,
   funds: ReadonlyMap<string, AccountFunds>,
 ): Findings {

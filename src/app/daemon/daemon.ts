@@ -17,6 +17,7 @@ import type { DaemonConfig } from '../config/index.js';
 import { marketRuleFindings } from '../config/checks.js';
 import type { CommitmentPool } from '../../protocol/commitment-pool.js';
 import { NonceSources } from '../../protocol/nonce.js';
+import { marketRulesOf } from '../../protocol/vocabulary.js';
 import { dedicateCpu } from '../../latency/dedicated-cpu.js';
 import { commitmentPool, startTrading } from '../trading.js';
 import { venueOptions } from '../venue-config.js';
@@ -106,7 +107,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const setupHttp = new HttpClient({ baseUrl: url, dialect, clock, rateLimitMaxWaitMs: config.http.rateLimitMaxWaitMs });
     closers.push(() => setupHttp.close());
     // An order size below the lot would trade nothing, silently: refused before any account is funded.
-    const sizeProblems = marketRuleFindings(opts.strategies, new Map((await setupHttp.exchangeInfo()).map((m) => [m.symbol, m]))).errors;
+    const sizeProblems = marketRuleFindings(opts.strategies, new Map((await setupHttp.exchangeInfo()).map((m) => [m.symbol, marketRulesOf(m)]))).errors;
     if (sizeProblems.length > 0) throw new ConfigErrors(`the config against the markets of ${url}`, sizeProblems.map((i) => new ConfigError(i.field, i.message)));
     const resolved = await resolveUnresolvedBatches(journal, setupHttp, componentLogger(logger, 'journal'));
     // One nonce source per signer for the whole process: start-up actions and trading draw from the same one.

@@ -6,7 +6,7 @@ import { marketRuleFindings } from '../../../../src/app/config/checks.js';
 import { defineStrategy, schema as s } from '../../../../src/strategy/api.js';
 import { loadStrategy, type LoadedStrategy } from '../../../../src/strategy/loader.js';
 
-const markets = new Map([['BTC-USD', { symbol: 'BTC-USD', tickSize: 0.1, lotSize: 0.0001, minNotional: 10, maxLeverage: 50 }]]);
+const markets = new Map([['BTC-USD', { symbol: 'BTC-USD', tickSizeUsd: 0.1, lotSizeBase: 0.0001, minNotionalUsd: 10, maxLeverage: 50 }]]);
 
 function loaded(orderSizes: (p: unknown) => unknown): LoadedStrategy {
   const definition = defineStrategy({ name: 'odd', params: s.object({}), symbols: () => ['BTC-USD'], orderSizes: orderSizes as never, create: () => EMPTY });
