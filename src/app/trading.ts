@@ -11,6 +11,7 @@ import { HttpClient, type HttpClientOptions } from '../client/http.js';
 import { silentLogger, type Logger } from '../client/logger.js';
 import { WsPool } from '../client/ws-pool.js';
 import { systemClock, type Clock } from '../core/clock.js';
+import { ValidationError } from '../core/errors.js';
 import type { Intent } from '../core/intent.js';
 import type { Dialect, Network } from '../core/types.js';
 import { Execution, type ExecutionOptions, type StopReport } from '../execution/engine.js';
@@ -208,7 +209,7 @@ async function openSession(opts: TradingOptions, clock: Clock, logger: Logger, h
   const accounts = new AccountStreams({ source: pool, http, logger });
   const markets = new Map((await http.exchangeInfo()).map((m) => [m.symbol, m]));
   const symbols = [...new Set(opts.strategies.flatMap((s) => s.symbols))];
-  for (const s of symbols) if (!markets.has(s)) throw new Error(`the venue lists no market ${s}`);
+  for (const s of symbols) if (!markets.has(s)) throw new ValidationError('strategies', `the venue lists no market ${s}`);
 
   let state: AccountState | undefined;
   subscriptions.push(accounts.state$(account).subscribe((s) => (state = s)));
