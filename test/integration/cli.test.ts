@@ -122,6 +122,17 @@ describe('perpbot CLI', () => {
     expect(unknown.stderr).toMatch(/^USAGE: unknown command "frobnicate"\n/);
   });
 
+  it('a venue URL of the wrong scheme is a usage error naming the option (exit 2)', () => {
+    const http = perpbot(['account', 'openOrders', '--user', '11111111111111111111111111111111', '--url', 'ftp://x/api/v1']);
+    expect(http.status).toBe(2);
+    expect(http.stderr).toMatch(/^USAGE: --url must be an http\(s\) URL; got "ftp:\/\/x\/api\/v1"\n/);
+    for (const wsUrl of ['nope', 'ftp://x/ws']) {
+      const ws = perpbot(['watch', 'ticker.BTC-USD', '--ws-url', wsUrl, '--timeout', '1']);
+      expect(ws.status).toBe(2);
+      expect(ws.stderr).toMatch(new RegExp(`^USAGE: --ws-url must be a ws\\(s\\) URL; got "${wsUrl.replace(/[/.]/g, '\\$&')}"\n`));
+    }
+  });
+
   it('never prints the secret key', () => {
     const r = perpbot(['sign', '--dialect', 'current', '--actions', '-', '--nonce', '1', '--key', seedFile, '--network', 'devnet'], '[{"cxa":{"c":[]}}]');
     expect(r.status).toBe(0);
