@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// perpbot command line: dispatches subcommands; errors go to stderr with a non-zero exit status.
-// Invariant: exit 0 success, 1 runtime or input error (one line, no stack; PERPBOT_DEBUG=1 shows it), 2 usage
-// error; secrets are never printed.
+// perpbot command line: dispatches subcommands; errors go to stderr as `CODE: message` (docs/errors.md) with a non-zero
+// exit status. Invariant: exit 0 success, 1 runtime or input error (one line, no stack; PERPBOT_DEBUG=1 shows that of an
+// uncatalogued error), 2 usage error; secrets are never printed.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -58,11 +58,16 @@ function version(): string {
   }
 }
 
-/** One line for a runtime error: its message and those of its causes (a failed connection names the address there). */
+/**
+ * One line for a runtime error (a line a problem for ConfigErrors): its message, then those of its causes that it does
+ * not already contain (a failed connection names the address there).
+ */
 function describeError(e: unknown): string {
-  const parts: string[] = [];
-  for (let c: unknown = e; c instanceof Error && parts.length < 4; c = c.cause) parts.push(c.message);
-  return parts.length > 0 ? parts.join(': ') : String(e);
+  let text = '';
+  for (let c: unknown = e, n = 0; c instanceof Error && n < 4; c = c.cause, n++) {
+    if (!text.includes(c.message)) text = text ? `${text}: ${c.message}` : c.message;
+  }
+  return text || String(e);
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -78,7 +83,7 @@ export async function main(argv: string[]): Promise<number> {
       out(asked.help);
       return 0;
     }
-    process.stderr.write(`perpbot help: unknown command ${JSON.stringify(rest[0])}\n\n${mainHelp()}\n`);
+    process.stderr.write(`USAGE: unknown command ${JSON.stringify(rest[0])}\n\n${mainHelp()}\n`);
     return 2;
   }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -87,18 +92,19 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`perpbot: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}\n`);
+    process.stderr.write(`USAGE: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}\n`);
     return 2;
   }
   try {
     return await command.run(rest, out);
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`perpbot ${name}: ${e.message}\n\n${command.help}\n`);
+      process.stderr.write(`${e.code}: ${e.message}\n\n${command.help}\n`);
       return 2;
     }
-    if (!(e instanceof PerpbotError) && process.env.PERPBOT_DEBUG) throw e;
-    process.stderr.write(`perpbot ${name}: error: ${describeError(e)}\n`);
+    if (e instanceof PerpbotError) process.stderr.write(`${e.code}: ${describeError(e)}\n`);
+    else if (process.env.PERPBOT_DEBUG) throw e;
+    else process.stderr.write(`perpbot ${name}: error: ${describeError(e)}\n`);
     return 1;
   }
 }

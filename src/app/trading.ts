@@ -7,6 +7,7 @@
 import { interval, type Subscription } from 'rxjs';
 import { AccountStreams } from '../account/account.js';
 import type { AccountState } from '../account/state.js';
+import { ValidationError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { MarketRules } from '../core/market-data.js';
 import type { Dialect, Network } from '../core/types.js';
@@ -166,7 +167,7 @@ async function openSession<V extends Venue>(opts: TradingOptions<V>, held: Held)
   const accounts = new AccountStreams({ source: venue.account, scheduler, logger });
   const markets = new Map((await venue.markets()).map((m) => [m.symbol, m]));
   const symbols = [...new Set(opts.strategies.flatMap((s) => s.symbols))];
-  for (const s of symbols) if (!markets.has(s)) throw new Error(`the venue lists no market ${s}`);
+  for (const s of symbols) if (!markets.has(s)) throw new ValidationError('strategies', `the venue lists no market ${s}`);
 
   let state: AccountState | undefined;
   subscriptions.push(accounts.state$(account).subscribe((s) => (state = s)));

@@ -1,10 +1,29 @@
 // Error tree for perpbot: one root class with a stable string `code` and an optional `cause`.
-// Invariant: messages never contain secret key material; codes are stable identifiers.
+// Invariant: messages never contain secret key material; codes are stable identifiers, each in docs/errors.md.
+
+/** Every code a PerpbotError carries (the subclasses outside core included); docs/errors.md lists exactly these. */
+export const ERROR_CODES = [
+  'INVALID_INPUT',
+  'CONFIG',
+  'USAGE',
+  'SIGNING',
+  'TRANSPORT',
+  'VENUE_REJECT',
+  'SUBSCRIPTION_REFUSED',
+  'STRATEGY',
+  'STRATEGY_LOAD',
+  'JOURNAL',
+  'NONCE_STORE',
+  'NONCE_EXHAUSTED',
+  'DEDICATED_CPU',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export class PerpbotError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;

@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { PerpbotError } from '../core/errors.js';
 
 export interface DedicatedCpu {
   readonly cpu: number;
@@ -58,19 +59,20 @@ export function canDedicateCpu(cpu: number): boolean {
 
 function run(command: string, args: string[]): void {
   const r = spawnSync(command, args, { encoding: 'utf8' });
-  if (r.error) throw new Error(`dedicated CPU: ${command} could not run (${r.error.message}); it comes with util-linux`);
-  if (r.status !== 0) throw new Error(`dedicated CPU: ${command} ${args.join(' ')} failed: ${r.stderr.trim() || `exit ${r.status}`}`);
+  if (r.error) throw new PerpbotError('DEDICATED_CPU', `dedicated CPU: ${command} could not run (${r.error.message}); it comes with util-linux`);
+  if (r.status !== 0) throw new PerpbotError('DEDICATED_CPU', `dedicated CPU: ${command} ${args.join(' ')} failed: ${r.stderr.trim() || `exit ${r.status}`}`);
 }
 
 /**
  * Gives `cpu` to the calling process's event loop (see the file header). Call it once the process has started its
- * worker threads. Throws when the platform, the tools or the CPU set do not allow it (nothing is changed then).
+ * worker threads. Throws PerpbotError DEDICATED_CPU when the platform, the tools or the CPU set do not allow it (nothing
+ * is changed then).
  */
 export async function dedicateCpu(cpu: number, opts: { resweepMs?: number; onSpinnerError?: (e: Error) => void } = {}): Promise<DedicatedCpu> {
-  if (process.platform !== 'linux') throw new Error(`dedicated CPU: Linux only, not ${process.platform}`);
+  if (process.platform !== 'linux') throw new PerpbotError('DEDICATED_CPU', `dedicated CPU: Linux only, not ${process.platform}`);
   const allowed = allowedCpus();
-  if (!allowed.includes(cpu)) throw new Error(`dedicated CPU: CPU ${cpu} is not among the process's CPUs ${allowed.join(',')}`);
-  if (allowed.length < 2) throw new Error('dedicated CPU: the process has only one CPU; the other threads need another');
+  if (!allowed.includes(cpu)) throw new PerpbotError('DEDICATED_CPU', `dedicated CPU: CPU ${cpu} is not among the process's CPUs ${allowed.join(',')}`);
+  if (allowed.length < 2) throw new PerpbotError('DEDICATED_CPU', 'dedicated CPU: the process has only one CPU; the other threads need another');
   const others = otherCpus(cpu).join(',');
   const pid = String(process.pid);
 

@@ -80,6 +80,6 @@ describe('perpbot command line: exit status follows the per-item statuses', () =
     const down = perpbot(['account', 'fills', '--user', KEY.publicKey, '--url', 'http://127.0.0.1:1/api/v1']);
     expect(down.status).toBe(1);
     expect(down.stderr.trim().split('\n')).toHaveLength(1);
-    expect(down.stderr).toMatch(/^perpbot account: error: /);
+    expect(down.stderr).toMatch(/^TRANSPORT: POST \/account failed after \d+ attempts: /);
   });
 });

@@ -45,7 +45,7 @@ describe('perpbot watch', () => {
     venues.push(venue);
     const r = await perpbot(['watch', 'ticker.BTC-USD', 'ticker.NOPE-USD', '--url', venue.url]);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^perpbot watch: error: the venue refused topic ticker\.NOPE-USD: .+$/m);
+    expect(r.stderr).toMatch(/^SUBSCRIPTION_REFUSED: the venue refused topic ticker\.NOPE-USD: .+$/m);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   }, 40_000);
 
@@ -54,6 +54,6 @@ describe('perpbot watch', () => {
     const r = await perpbot(['watch', 'ticker.BTC-USD', '--url', `http://127.0.0.1:${port}/api/v1`, '--timeout', '2']);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(new RegExp(`^perpbot watch: venue ws://127\\.0\\.0\\.1:${port}/ws not reachable \\(ECONNREFUSED\\), retrying in [\\d.]+ s$`, 'm'));
-    expect(r.stderr).toMatch(new RegExp(`^perpbot watch: error: venue ws://127\\.0\\.0\\.1:${port}/ws not reachable within 2 s \\(ECONNREFUSED\\)`, 'm'));
+    expect(r.stderr).toMatch(new RegExp(`^TRANSPORT: venue ws://127\\.0\\.0\\.1:${port}/ws not reachable within 2 s \\(ECONNREFUSED\\)`, 'm'));
   }, 40_000);
 });

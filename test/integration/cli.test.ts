@@ -108,6 +108,31 @@ describe('perpbot CLI', () => {
     }
   });
 
+  it('prints an error as CODE: message on one line: a missing config file, a bad argument, a bad key file', () => {
+    const missing = perpbot(['check-config', join(dir, 'nope.yaml')]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toBe(`CONFIG: 1 problem in ${join(dir, 'nope.yaml')}:\n  ${join(dir, 'nope.yaml')}: cannot read: ENOENT\n`);
+    const badArgument = perpbot(['watch', 'ticker.BTC-USD', '--count', 'x']);
+    expect(badArgument.status).toBe(2);
+    expect(badArgument.stderr).toMatch(/^USAGE: --count must be a positive number; got "x"\n\nperpbot watch TOPIC/);
+    const badKey = perpbot(['sign', '--dialect', 'v1', '--actions', '-', '--key', join(dir, 'no-key.json')], '{}');
+    expect(badKey.status).toBe(1);
+    expect(badKey.stderr).toBe(`INVALID_INPUT: key file ${join(dir, 'no-key.json')}: cannot read: ENOENT\n`);
+    const unknown = perpbot(['frobnicate']);
+    expect(unknown.stderr).toMatch(/^USAGE: unknown command "frobnicate"\n/);
+  });
+
+  it('a venue URL of the wrong scheme is a usage error naming the option (exit 2)', () => {
+    const http = perpbot(['account', 'openOrders', '--user', '11111111111111111111111111111111', '--url', 'ftp://x/api/v1']);
+    expect(http.status).toBe(2);
+    expect(http.stderr).toMatch(/^USAGE: --url must be an http\(s\) URL; got "ftp:\/\/x\/api\/v1"\n/);
+    for (const wsUrl of ['nope', 'ftp://x/ws']) {
+      const ws = perpbot(['watch', 'ticker.BTC-USD', '--ws-url', wsUrl, '--timeout', '1']);
+      expect(ws.status).toBe(2);
+      expect(ws.stderr).toMatch(new RegExp(`^USAGE: --ws-url must be a ws\\(s\\) URL; got "${wsUrl.replace(/[/.]/g, '\\$&')}"\n`));
+    }
+  });
+
   it('never prints the secret key', () => {
     const r = perpbot(['sign', '--dialect', 'current', '--actions', '-', '--nonce', '1', '--key', seedFile, '--network', 'devnet'], '[{"cxa":{"c":[]}}]');
     expect(r.status).toBe(0);

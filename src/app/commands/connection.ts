@@ -61,7 +61,9 @@ export function venueOf(values: VenueValues, env: NodeJS.ProcessEnv = process.en
   } catch {
     throw new UsageError(`--url is not a URL: ${JSON.stringify(url)}`);
   }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--url must be an http(s) URL; got ${JSON.stringify(url)}`);
   const wsUrl = values['ws-url'] ?? env.PERPBOT_WS_URL ?? `${parsed.protocol === 'https:' ? 'wss' : 'ws'}://${parsed.host}/ws`;
+  if (!['ws:', 'wss:'].includes(schemeOf(wsUrl) ?? '')) throw new UsageError(`--ws-url must be a ws(s) URL; got ${JSON.stringify(wsUrl)}`);
   return {
     url,
     wsUrl,
@@ -70,6 +72,15 @@ export function venueOf(values: VenueValues, env: NodeJS.ProcessEnv = process.en
     json: values.json ?? false,
     keyFile: values.key,
   };
+}
+
+/** The scheme of `text` (`wss:`), or undefined when it is not a URL. */
+function schemeOf(text: string): string | undefined {
+  try {
+    return new URL(text).protocol;
+  } catch {
+    return undefined;
+  }
 }
 
 export function httpClient(venue: VenueTarget): HttpClient {

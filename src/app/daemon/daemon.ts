@@ -142,7 +142,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       // Last: every worker thread exists now, so all of them move off the CPU.
       const onSpinnerError = (e: Error) => log.warn({ error: e.message }, 'the dedicated CPU lost its spinner: it may go idle between ticks');
       const dedicated = await dedicateCpu(config.latency.dedicatedCpu, { onSpinnerError }).catch((e: Error) => {
-        throw new Error(`latency.dedicatedCpu: ${e.message}`);
+        throw new ConfigError('latency.dedicatedCpu', e.message, undefined, { cause: e });
       });
       closers.push(() => dedicated.close());
       log.info({ cpu: dedicated.cpu }, 'event loop on a dedicated CPU');

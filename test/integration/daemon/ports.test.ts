@@ -45,7 +45,7 @@ describe('ports in use', () => {
     const d = launch(config, dir, { PERPBOT_METRICS_PORT: String(port) });
     expect(await d.exited).toBe(1);
     const err = d.stderr.join('\n');
-    expect(err).toMatch(new RegExp(`^perpbot run: error: telemetry\\.port: port ${port} on 127\\.0\\.0\\.1 is in use`, 'm'));
+    expect(err).toMatch(new RegExp(`^CONFIG: telemetry\\.port: port ${port} on 127\\.0\\.0\\.1 is in use`, 'm'));
     expect(err).toMatch(/PERPBOT_METRICS_PORT/);
     expect(err).not.toMatch(/uncaught|\n\s+at /);
     expect(d.stdout.join('\n')).not.toMatch(/daemon running/);
@@ -59,7 +59,7 @@ describe('ports in use', () => {
     const d = launch(config, dir, { PERPBOT_METRICS_PORT: '0' });
     expect(await d.exited).toBe(1);
     const err = d.stderr.join('\n');
-    expect(err).toMatch(new RegExp(`^perpbot run: error: venue\\.local\\.port: port ${port} on 127\\.0\\.0\\.1 is in use`, 'm'));
+    expect(err).toMatch(new RegExp(`^CONFIG: venue\\.local\\.port: port ${port} on 127\\.0\\.0\\.1 is in use`, 'm'));
     expect(err).not.toMatch(/uncaught|\n\s+at /);
   }, 60_000);
 
@@ -68,6 +68,6 @@ describe('ports in use', () => {
     const r = spawnSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), 'venue', '--port', String(port), '--no-flow'], { encoding: 'utf8', timeout: 20_000 });
     expect(r.status).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(new RegExp(`^perpbot venue: error: --port: port ${port} on 127\\.0\\.0\\.1 is in use \\(another perpbot\\?\\): set --port \\(or port in the --config file\\) to a free port, or 0 to pick one`));
+    expect(r.stderr).toMatch(new RegExp(`^CONFIG: --port: port ${port} on 127\\.0\\.0\\.1 is in use \\(another perpbot\\?\\): set --port \\(or port in the --config file\\) to a free port, or 0 to pick one`));
   }, 30_000);
 });

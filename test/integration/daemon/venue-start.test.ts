@@ -48,7 +48,7 @@ describe('a remote venue not up at start', () => {
     const d = launch(remoteConfig(dir, port, { startTimeoutMs: 1500 }), dir);
     expect(await d.exited).toBe(1);
     const err = d.stderr.join('\n');
-    expect(err).toMatch(new RegExp(`^perpbot run: error: venue\\.startTimeoutMs: venue http://127\\.0\\.0\\.1:${port}/api/v1 not reachable within 1\\.5 s`, 'm'));
+    expect(err).toMatch(new RegExp(`^CONFIG: venue\\.startTimeoutMs: venue http://127\\.0\\.0\\.1:${port}/api/v1 not reachable within 1\\.5 s`, 'm'));
     expect(err).not.toMatch(/uncaught|\n\s+at /);
   }, 60_000);
 });

@@ -38,6 +38,13 @@ describe('parseCpuList', () => {
   });
 });
 
+describe.skipIf(process.platform !== 'linux')('dedicateCpu where it cannot work', () => {
+  it('refuses a CPU the process may not use with DEDICATED_CPU, changing nothing', async () => {
+    await expect(dedicateCpu(4095)).rejects.toMatchObject({ code: 'DEDICATED_CPU', message: `dedicated CPU: CPU 4095 is not among the process's CPUs ${allowed.join(',')}` });
+    expect(threads().find((t) => t.tid === process.pid)!.cpus).toEqual(allowed);
+  });
+});
+
 describe.skipIf(allowed.length === 0 || !canDedicateCpu(allowed[0]!))('dedicateCpu (real taskset and chrt)', () => {
   const cpu = allowed[0]!;
 

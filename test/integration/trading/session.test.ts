@@ -130,4 +130,10 @@ describe('a session with keep-warm', () => {
     const started = startTrading({ venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }), dialect: 'v1', network: 'mainnet', key: Keypair.generate(), nonceStore: new MemoryNonceStore(), strategies, keepWarmMs: 0.5 });
     await expect(started).rejects.toThrow('keepWarmMs must be 0 (off) or a number >= 1, got 0.5');
   });
+
+  it('refuses a strategy market the venue does not list (INVALID_INPUT)', async () => {
+    const strategies = await loadStrategies([{ name: 'mm', module: 'market-maker', params: { symbol: 'DOGE-USD', size: 1, maxPosition: 10 } }]);
+    const started = startTrading({ venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }), dialect: 'v1', network: 'mainnet', key: Keypair.generate(), nonceStore: new MemoryNonceStore(), strategies });
+    await expect(started).rejects.toMatchObject({ code: 'INVALID_INPUT', message: 'strategies: the venue lists no market DOGE-USD' });
+  });
 });
