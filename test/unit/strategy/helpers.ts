@@ -8,7 +8,7 @@ import type { OrderEvent } from '../../../src/core/intent.js';
 import type { BookSide, BookView, Level } from '../../../src/market/book.js';
 import type { FillUpdate, Ticker, Trade } from '../../../src/protocol/v1/stream.js';
 import type { StrategyContext, StrategyLogger } from '../../../src/strategy/api.js';
-import { createStrategyContext, MemoryMetrics, schedulerClock } from '../../../src/strategy/context.js';
+import { createStrategyContext, type MemoryMetrics, schedulerClock } from '../../../src/strategy/context.js';
 
 export const BTC: MarketInfo = { symbol: 'BTC-USD', tickSize: 0.1, lotSize: 0.0001, minNotional: 10, maxLeverage: 50 };
 export const ETH: MarketInfo = { symbol: 'ETH-USD', tickSize: 0.01, lotSize: 0.001, minNotional: 10, maxLeverage: 25 };
