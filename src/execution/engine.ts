@@ -1,7 +1,7 @@
 // Execution façade: intents → planner → risk gate → batcher → tracker → order events; resolution, reconciliation, stop.
 // Invariants: every primitive op passes the risk gate before signing (denials never reach the wire); injected time only.
 
-import { Observable, Subject, filter, type Subscription } from 'rxjs';
+import { type Observable, Subject, filter, type Subscription } from 'rxjs';
 import type { Clock } from '../core/clock.js';
 import type { DataStamp, Intent, OrderEvent, OrderSpec } from '../core/intent.js';
 import { SYMBOL_PATTERN, TIFS, type Network } from '../core/types.js';

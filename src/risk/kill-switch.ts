@@ -13,6 +13,7 @@ export const MAX_REASON_LENGTH = 200;
 
 /** One line of printable text, at most MAX_REASON_LENGTH characters; `fallback` when empty. */
 export function cleanReason(raw: unknown, fallback = 'no reason given'): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
   const text = typeof raw === 'string' ? raw.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim() : '';
   return text === '' ? fallback : text.slice(0, MAX_REASON_LENGTH);
 }

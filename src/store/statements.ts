@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 const retained = new Map<Database.Database, Map<string, Database.Statement>>();
 
 /** `sql` prepared on `db`, once. */
-export function statement<P extends unknown[] | {} = unknown[], R = unknown>(db: Database.Database, sql: string): Database.Statement<P, R> {
+export function statement<P extends unknown[] = unknown[], R = unknown>(db: Database.Database, sql: string): Database.Statement<P, R> {
   let prepared = retained.get(db);
   if (!prepared) retained.set(db, (prepared = new Map()));
   let s = prepared.get(sql);

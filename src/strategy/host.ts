@@ -1,7 +1,7 @@
 // Runs strategies side by side, each isolated: validates every intent, stops a faulty strategy alone, routes order events back.
 // Invariants: only valid intents of a starting/running strategy reach intents$; a strategy leaves starting/running exactly once per start.
 
-import { BehaviorSubject, isObservable, Observable, Subject, Subscription } from 'rxjs';
+import { BehaviorSubject, isObservable, type Observable, Subject, Subscription } from 'rxjs';
 import type { Clock } from '../core/clock.js';
 import { StrategyError } from '../core/errors.js';
 import type { Intent, OrderEvent } from '../core/intent.js';

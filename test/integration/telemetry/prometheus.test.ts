@@ -17,9 +17,7 @@ function findPrometheus(): string | undefined {
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
-    } catch {
-      continue;
-    }
+    } catch {}
   }
   return undefined;
 }

@@ -23,7 +23,7 @@ async function rawServer(answers: string[]): Promise<{ server: Server; port: num
   return { server, port: (server.address() as { port: number }).port, sockets, served };
 }
 
-let cleanup: (() => void)[] = [];
+const cleanup: (() => void)[] = [];
 afterEach(() => {
   for (const c of cleanup.splice(0)) c();
 });

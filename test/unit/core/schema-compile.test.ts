@@ -37,6 +37,7 @@ function mutate(value: unknown, rnd: () => number): unknown {
         else o[k] = walk(o[k], depth + 1);
       }
       if (rnd() < 0.05) o.extra = pick();
+      // biome-ignore lint/complexity/useLiteralKeys: a data key; dot access would type it as Object.prototype.toString
       if (rnd() < 0.02) o['toString'] = pick();
       return o;
     }

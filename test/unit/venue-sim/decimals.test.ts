@@ -16,6 +16,7 @@ describe('decimal steps', () => {
     for (let n = -40; n <= 40; n++) for (const d of [1, 2, 3, 4, 7]) expect(roundDiv(BigInt(n), BigInt(d)), `${n}/${d}`).toBe(BigInt(Math.round(n / d)));
     expect(roundDiv(10_000_000_000_000_001n * 3n, 3n)).toBe(10_000_000_000_000_001n);
     expect(roundDiv(-(2n ** 60n) - 1n, 2n)).toBe(-(2n ** 59n));
+    // biome-ignore lint/correctness/noPrecisionLoss: the exact decimal is meant; toBe compares its nearest double
     expect(unitsToUsd(10_000_000_000_000_003n, 1e6)).toBe(10_000_000_000.000003);
   });
 });

@@ -117,6 +117,7 @@ describe('collateral exactness past 2^53 quote units', () => {
     for (let i = 0; i < 10; i++) engine.faucet(ALICE, 1e9);
     for (let i = 0; i < 3; i++) expect(engine.faucet(ALICE, 0.000001)).toEqual({ deposit: { amount: 0.000001 } });
     expect(ledger(engine)).toMatchObject({ deposits: 10_000_000_000_000_003n, balances: 10_000_000_000_000_003n });
+    // biome-ignore lint/correctness/noPrecisionLoss: the exact decimal is meant; toBe compares its nearest double
     expect(engine.marginSummary(ALICE).totalBalance).toBe(10_000_000_000.000003);
   });
 
