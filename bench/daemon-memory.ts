@@ -36,7 +36,12 @@ try {
   report(BENCH, 'rss_last_mb', rss[rss.length - 1]!, 'MB');
   report(BENCH, 'heap_used_median_mb', median(heap), 'MB');
   report(BENCH, 'samples', rss.length, 'count');
-  report(BENCH, 'order_events', [...text.matchAll(/^perpbot_order_events_total\{[^}]*\} (\d+)/gm)].reduce((s, m) => s + Number(m[1]), 0), 'count');
+  report(
+    BENCH,
+    'order_events',
+    [...text.matchAll(/^perpbot_order_events_total\{[^}]*\} (\d+)/gm)].reduce((s, m) => s + Number(m[1]), 0),
+    'count',
+  );
   daemon.child.kill('SIGTERM');
   report(BENCH, 'exit_code', Number(await daemon.exited), 'code');
 } finally {

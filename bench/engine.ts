@@ -5,7 +5,6 @@ import { performance } from 'node:perf_hooks';
 import { Engine, type EngineEvent, type OrderActionItem } from '../src/venue-sim/engine/index.js';
 import { median, report } from './lib.js';
 
-
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const OPS_PER_RUN = Number(process.env.BENCH_OPS ?? 1_000_000);
 const WARMUP_OPS = Number(process.env.BENCH_WARMUP ?? 800_000); // fills every account's 5000-row histories: steady state
@@ -66,7 +65,16 @@ function setup(): Workload {
   const engine = new Engine({ clock, seed: 42, historyLimit: Number(process.env.BENCH_HISTORY ?? 5000) });
   for (const a of [...MAKERS, ...TAKERS]) engine.faucet(a, 1e9);
   engine.drainEvents();
-  return { engine, clock, rand: new Rand(0x9e3779b9), live: [], liveOwner: [], index: new Map(), seq: 0, ops: { adds: 0, cancels: 0, marketable: 0, fills: 0, events: 0, closed: 0 } };
+  return {
+    engine,
+    clock,
+    rand: new Rand(0x9e3779b9),
+    live: [],
+    liveOwner: [],
+    index: new Map(),
+    seq: 0,
+    ops: { adds: 0, cancels: 0, marketable: 0, fills: 0, events: 0, closed: 0 },
+  };
 }
 
 function forget(w: Workload, id: string): void {
@@ -116,14 +124,22 @@ function nextOp(w: Workload): [string, OrderActionItem[], string[] | undefined] 
     const lots = 2 + r.int(19);
     w.ops.adds++;
     lastKind = 0;
-    return [MAKERS[r.int(MAKERS.length)]!, [{ order: { c: SYMBOL, b: isBuy, px: Math.round(ticks) / 10, sz: (lots * 10000 * LOT) / 10000, r: false, t: { limit: { tif: 'GTC' } } } }], [id]];
+    return [
+      MAKERS[r.int(MAKERS.length)]!,
+      [{ order: { c: SYMBOL, b: isBuy, px: Math.round(ticks) / 10, sz: (lots * 10000 * LOT) / 10000, r: false, t: { limit: { tif: 'GTC' } } } }],
+      [id],
+    ];
   }
   const isBuy = r.next() < 0.5;
   const lots = 6 + r.int(25);
   const ticks = isBuy ? MID_TICKS + 40 : MID_TICKS - 40;
   w.ops.marketable++;
   lastKind = 2;
-  return [TAKERS[r.int(TAKERS.length)]!, [{ order: { c: SYMBOL, b: isBuy, px: (ticks * TICK * 10) / 10, sz: (lots * 10000 * LOT) / 10000, r: false, t: { limit: { tif: 'IOC' } } } }], [id]];
+  return [
+    TAKERS[r.int(TAKERS.length)]!,
+    [{ order: { c: SYMBOL, b: isBuy, px: (ticks * TICK * 10) / 10, sz: (lots * 10000 * LOT) / 10000, r: false, t: { limit: { tif: 'IOC' } } } }],
+    [id],
+  ];
 }
 
 const CHUNK = 32;

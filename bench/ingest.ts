@@ -26,7 +26,7 @@ type WireLevels = [{ px: number; sz: number; n: number }[], { px: number; sz: nu
 /** Deterministic deltas around a 90 000 mid: bids below, asks above (never crossed), one in eight a delete. */
 function deltas(n: number): WireLevels[] {
   let seed = 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const out: WireLevels[] = [];
   for (let i = 0; i < n; i++) {
     const bid = i % 2 === 0;

@@ -79,7 +79,14 @@ function startVenueProcess(seed: number, placement: Placement): Promise<{ url: s
 async function fund(url: string, key: Keypair): Promise<void> {
   const http = new HttpClient({ baseUrl: url });
   const nonce = new NonceSource({ signer: key.publicKey, clock: systemClock(), store: new MemoryNonceStore() }).next();
-  const input = { actions: { type: 'faucet', user: key.publicKey, amount: 1_000_000 }, account: key.publicKey, signer: key.publicKey, nonce, network: 'mainnet' as const, mode: 'raw' as const };
+  const input = {
+    actions: { type: 'faucet', user: key.publicKey, amount: 1_000_000 },
+    account: key.publicKey,
+    signer: key.publicKey,
+    nonce,
+    network: 'mainnet' as const,
+    mode: 'raw' as const,
+  };
   const outcome = await http.submit(signRequest(v1Codec, key, input));
   http.close();
   if (outcome.outcome !== 'accepted') throw new Error(`faucet: ${outcome.outcome}`);
@@ -221,19 +228,75 @@ const results: Record<Placement, RunResult[]> = { dedicated: [], dedicated_cold:
 for (let r = 0; r < RUNS; r++) for (const placement of placements) results[placement].push(await run(100 + r, placement));
 const headline = results[placements[0]!];
 const med = (rs: RunResult[], f: (x: RunResult) => number) => median(rs.map(f));
-report('tick-to-trade', 'p50_us', med(headline, (x) => x.p50), 'us');
-report('tick-to-trade', 'p99_us', med(headline, (x) => x.p99), 'us');
-report('tick-to-trade', 'samples', med(headline, (x) => x.samples), 'samples');
-for (const s of STAGES) report('tick-to-trade', `stage_${s}_p50_us`, med(headline, (x) => x.stages[s]), 'us');
-report('tick-to-trade', 'alloc_per_tick_kb', med(headline, (x) => x.allocKbPerTick), 'KiB');
-report('tick-to-trade', 'gc_collections', med(headline, (x) => x.collections), 'collections');
-report('tick-to-trade', 'gc_ms', med(headline, (x) => x.gcMs), 'ms');
+report(
+  'tick-to-trade',
+  'p50_us',
+  med(headline, (x) => x.p50),
+  'us',
+);
+report(
+  'tick-to-trade',
+  'p99_us',
+  med(headline, (x) => x.p99),
+  'us',
+);
+report(
+  'tick-to-trade',
+  'samples',
+  med(headline, (x) => x.samples),
+  'samples',
+);
+for (const s of STAGES)
+  report(
+    'tick-to-trade',
+    `stage_${s}_p50_us`,
+    med(headline, (x) => x.stages[s]),
+    'us',
+  );
+report(
+  'tick-to-trade',
+  'alloc_per_tick_kb',
+  med(headline, (x) => x.allocKbPerTick),
+  'KiB',
+);
+report(
+  'tick-to-trade',
+  'gc_collections',
+  med(headline, (x) => x.collections),
+  'collections',
+);
+report(
+  'tick-to-trade',
+  'gc_ms',
+  med(headline, (x) => x.gcMs),
+  'ms',
+);
 report('tick-to-trade', 'dedicated_cpu', DEDICATED ? 1 : 0, 'bool');
 report('tick-to-trade', 'keep_warm_ms', KEEP_WARM_MS, 'ms');
 for (const p of placements.slice(1)) {
-  report('tick-to-trade', `${p}_p50_us`, med(results[p], (x) => x.p50), 'us');
-  report('tick-to-trade', `${p}_p99_us`, med(results[p], (x) => x.p99), 'us');
-  report('tick-to-trade', `${p}_samples`, med(results[p], (x) => x.samples), 'samples');
-  report('tick-to-trade', `${p}_alloc_per_tick_kb`, med(results[p], (x) => x.allocKbPerTick), 'KiB');
+  report(
+    'tick-to-trade',
+    `${p}_p50_us`,
+    med(results[p], (x) => x.p50),
+    'us',
+  );
+  report(
+    'tick-to-trade',
+    `${p}_p99_us`,
+    med(results[p], (x) => x.p99),
+    'us',
+  );
+  report(
+    'tick-to-trade',
+    `${p}_samples`,
+    med(results[p], (x) => x.samples),
+    'samples',
+  );
+  report(
+    'tick-to-trade',
+    `${p}_alloc_per_tick_kb`,
+    med(results[p], (x) => x.allocKbPerTick),
+    'KiB',
+  );
 }
 report('tick-to-trade', 'venue_sched_idle', CHRT ? 1 : 0, 'bool');

@@ -54,7 +54,11 @@ async function ordersRun(seedHex: string): Promise<number> {
 async function fanoutRun(): Promise<number> {
   const venue = await startVenue({ flow: false, seed: 1 });
   try {
-    const data = { trades: [{ s: 'ETH-USD', px: 2500.5, sz: 0.25, time: 1_763_770_000_000, side: true, maker: 'A'.repeat(44), taker: 'B'.repeat(44), reason: null, liq: false }] };
+    const data = {
+      trades: [
+        { s: 'ETH-USD', px: 2500.5, sz: 0.25, time: 1_763_770_000_000, side: true, maker: 'A'.repeat(44), taker: 'B'.repeat(44), reason: null, liq: false },
+      ],
+    };
     const publish = async () => {
       for (let i = 0; i < FANOUT_MESSAGES; i += 200) {
         for (let k = 0; k < 200; k++) venue.hub.publish('trades.ETH-USD', 'trades', data);

@@ -128,14 +128,19 @@ export default defineStrategy({
     );
     // Throttled quote sets are compared again: the trailing one may equal the last one sent.
     const throttle: MonoTypeOperatorFunction<Computed> =
-      p.minIntervalMs > 0 ? (source) => source.pipe(throttleTime(p.minIntervalMs, ctx.scheduler, { leading: true, trailing: true }), distinctQuotes) : (source) => source;
+      p.minIntervalMs > 0
+        ? (source) => source.pipe(throttleTime(p.minIntervalMs, ctx.scheduler, { leading: true, trailing: true }), distinctQuotes)
+        : (source) => source;
 
     return combineLatest([ctx.market.book$(p.symbol), position$]).pipe(
       map(([book, position]): Computed => {
         const result = quotesFor(book, position, p, rules);
         if (result.belowMinNotional && !warned) {
           warned = true;
-          ctx.log.warn({ symbol: p.symbol, size: p.size, minNotionalUsd: rules.minNotionalUsd }, 'some quotes are below the market minimum notional and are left out');
+          ctx.log.warn(
+            { symbol: p.symbol, size: p.size, minNotionalUsd: rules.minNotionalUsd },
+            'some quotes are below the market minimum notional and are left out',
+          );
         }
         return { stamp: stamp(book), quotes: result.quotes };
       }),
@@ -145,7 +150,14 @@ export default defineStrategy({
       throttle,
       map((c): Intent => {
         quoteSets.inc();
-        return { kind: 'quoteSet', symbol: p.symbol, quotes: c.quotes, dataTimeMs: c.stamp.dataTimeMs, dataVersion: c.stamp.dataVersion, arrivalNs: c.stamp.arrivalNs };
+        return {
+          kind: 'quoteSet',
+          symbol: p.symbol,
+          quotes: c.quotes,
+          dataTimeMs: c.stamp.dataTimeMs,
+          dataVersion: c.stamp.dataVersion,
+          arrivalNs: c.stamp.arrivalNs,
+        };
       }),
     );
   },

@@ -19,7 +19,10 @@ const CLI = join(ROOT, 'dist/src/cli.js');
 export function startFlags(): string[] {
   const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const words = start.split(/\s+/).slice(1);
-  return words.slice(0, words.findIndex((w) => !w.startsWith('--')));
+  return words.slice(
+    0,
+    words.findIndex((w) => !w.startsWith('--')),
+  );
 }
 
 export interface DaemonProcess {
@@ -34,7 +37,11 @@ export interface DaemonProcess {
 }
 
 export function startDaemonProcess(args: string[], env: NodeJS.ProcessEnv): DaemonProcess {
-  const child = spawn(process.execPath, [...startFlags(), CLI, 'run', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...startFlags(), CLI, 'run', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
@@ -74,7 +81,10 @@ export function startDaemonProcess(args: string[], env: NodeJS.ProcessEnv): Daem
         if (m) return Promise.resolve(m);
       }
       return new Promise((res, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no line ${re} within ${timeoutMs} ms; stdout:\n${stdout.join('\n')}\nstderr:\n${stderr.join('\n')}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no line ${re} within ${timeoutMs} ms; stdout:\n${stdout.join('\n')}\nstderr:\n${stderr.join('\n')}`)),
+          timeoutMs,
+        );
         waiters.push({ re, resolve: (m) => (clearTimeout(timer), res(m)) });
         void exited.then((code) => {
           clearTimeout(timer);

@@ -22,11 +22,18 @@ const target = new URL(`${url}/order`);
 function signedRequests(key: Keypair, n: number): string[] {
   const nonces = new NonceSource({ signer: key.publicKey, clock: systemClock(), store: new MemoryNonceStore() });
   return Array.from({ length: n }, (_, i) => {
-  const isBuy = i % 2 === 0;
-  const order = { c: 'BTC-USD', b: isBuy, px: isBuy ? 1000 : 500_000, sz: 0.01, r: false, t: { limit: { tif: 'GTC' } } };
-  const input = { actions: { type: 'order', orders: [{ order }] }, account: key.publicKey, signer: key.publicKey, nonce: nonces.next(), network: 'mainnet' as const, mode: 'raw' as const };
-  const body = signRequest(v1Codec, key, input).bodyText;
-  return `POST ${target.pathname} HTTP/1.1\r\nHost: ${target.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const isBuy = i % 2 === 0;
+    const order = { c: 'BTC-USD', b: isBuy, px: isBuy ? 1000 : 500_000, sz: 0.01, r: false, t: { limit: { tif: 'GTC' } } };
+    const input = {
+      actions: { type: 'order', orders: [{ order }] },
+      account: key.publicKey,
+      signer: key.publicKey,
+      nonce: nonces.next(),
+      network: 'mainnet' as const,
+      mode: 'raw' as const,
+    };
+    const body = signRequest(v1Codec, key, input).bodyText;
+    return `POST ${target.pathname} HTTP/1.1\r\nHost: ${target.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   });
 }
 
@@ -74,7 +81,13 @@ function run(socket: Socket, requests: string[]): Promise<void> {
 }
 
 const sockets = await Promise.all(
-  Array.from({ length: connections }, () => new Promise<Socket>((resolve) => { const s = connect(Number(target.port), target.hostname, () => resolve(s)); })),
+  Array.from(
+    { length: connections },
+    () =>
+      new Promise<Socket>((resolve) => {
+        const s = connect(Number(target.port), target.hostname, () => resolve(s));
+      }),
+  ),
 );
 const perConnection = sockets.map((_, i) => signedRequests(keyForConnection(seedHex, i), Math.floor(count / connections)));
 const sent = perConnection.reduce((n, r) => n + r.length, 0);

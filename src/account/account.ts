@@ -51,12 +51,23 @@ class UserAccount {
       const syncs = new Subject<Sync>();
       const emitOrder = (update: VenueOrder, source: 'stream' | 'reconcile') => subscriber.next({ type: 'orderUpdate', update, source });
       const emitFill = (fill: Fill, source: 'stream' | 'reconcile') => subscriber.next({ type: 'fill', fill, source });
-      const reconciled = syncs.pipe(concatMap((s) => this.read(s, () => baseline, (b) => (baseline = b), seen))).subscribe((events) => {
-        for (const e of events) {
-          if (e.kind === 'order') emitOrder(e.order, 'reconcile');
-          else emitFill(e.fill, 'reconcile');
-        }
-      });
+      const reconciled = syncs
+        .pipe(
+          concatMap((s) =>
+            this.read(
+              s,
+              () => baseline,
+              (b) => (baseline = b),
+              seen,
+            ),
+          ),
+        )
+        .subscribe((events) => {
+          for (const e of events) {
+            if (e.kind === 'order') emitOrder(e.order, 'reconcile');
+            else emitFill(e.fill, 'reconcile');
+          }
+        });
       const updates = opts.source.updates$(user).subscribe((u) => {
         const prev = this.state;
         this.state = applyAccountUpdate(user, prev, u);
@@ -101,7 +112,14 @@ class UserAccount {
         return [];
       }
       return missedEvents(sync.prev, sync.next, fills, history, baseline, seen);
-    }).pipe(retryWithBackoff(backoff, (e, attempt) => logger.warn({ user: this.user, attempt, error: e.message }, 'account reconciliation read failed; retrying'), scheduler, random));
+    }).pipe(
+      retryWithBackoff(
+        backoff,
+        (e, attempt) => logger.warn({ user: this.user, attempt, error: e.message }, 'account reconciliation read failed; retrying'),
+        scheduler,
+        random,
+      ),
+    );
   }
 }
 

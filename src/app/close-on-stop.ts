@@ -23,7 +23,13 @@ export interface ClosingOutcome {
 }
 
 /** The reduce-only IOC order closing `position` within `maxSlippageBps` of the book's mid, or why there is none. */
-export function closingOrder(symbol: string, position: number, book: Pick<BookView, 'bestBid' | 'bestAsk'> | undefined, rules: Pick<MarketRules, 'tickSizeUsd' | 'lotSizeBase'>, maxSlippageBps: number): OrderSpec | string {
+export function closingOrder(
+  symbol: string,
+  position: number,
+  book: Pick<BookView, 'bestBid' | 'bestAsk'> | undefined,
+  rules: Pick<MarketRules, 'tickSizeUsd' | 'lotSizeBase'>,
+  maxSlippageBps: number,
+): OrderSpec | string {
   const size = roundToLot(Math.abs(position), rules.lotSizeBase, 'nearest');
   if (size === 0) return 'flat';
   const m = book === undefined ? undefined : mid(book);
@@ -47,7 +53,13 @@ export interface CloseDeps {
  * Closes the position of each of `symbols` for `strategy` (its orders already cancelled) and resolves, at most
  * `timeoutMs` later, with what became of each.
  */
-export async function closePositions(strategy: string, symbols: readonly string[], close: CloseOnStop, deps: CloseDeps, timeoutMs: number): Promise<ClosingOutcome[]> {
+export async function closePositions(
+  strategy: string,
+  symbols: readonly string[],
+  close: CloseOnStop,
+  deps: CloseDeps,
+  timeoutMs: number,
+): Promise<ClosingOutcome[]> {
   return Promise.all(
     symbols.map(async (symbol): Promise<ClosingOutcome> => {
       const position = deps.position(symbol);

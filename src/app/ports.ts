@@ -13,8 +13,12 @@ export async function bound<T>(key: string, host: string, port: number, listenin
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const setting = where ? `${key} (${where})` : key;
-    if (code === 'EADDRINUSE') throw new ConfigError(key, `port ${port} on ${host} is in use (another perpbot?): set ${setting} to a free port, or 0 to pick one`, undefined, { cause: e });
-    if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new ConfigError(key, `cannot listen on ${host}:${port} (${code}): change ${setting} or its host`, undefined, { cause: e });
+    if (code === 'EADDRINUSE')
+      throw new ConfigError(key, `port ${port} on ${host} is in use (another perpbot?): set ${setting} to a free port, or 0 to pick one`, undefined, {
+        cause: e,
+      });
+    if (code === 'EACCES' || code === 'EADDRNOTAVAIL')
+      throw new ConfigError(key, `cannot listen on ${host}:${port} (${code}): change ${setting} or its host`, undefined, { cause: e });
     throw e;
   }
 }

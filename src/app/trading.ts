@@ -121,7 +121,9 @@ export interface TradingSession<V extends Venue = Venue> {
 
 /** A commitment pool whose worker failure is logged (signing then falls back to deterministic signatures). */
 export function commitmentPool(logger: Logger): CommitmentPool {
-  return new CommitmentPool({ onError: (e) => logger.warn({ error: e instanceof Error ? e.message : String(e) }, 'signing commitments worker failed; signing deterministically') });
+  return new CommitmentPool({
+    onError: (e) => logger.warn({ error: e instanceof Error ? e.message : String(e) }, 'signing commitments worker failed; signing deterministically'),
+  });
 }
 
 /** What a session holds open: released by stop(), or at once when starting fails. */
@@ -160,7 +162,8 @@ async function openSession<V extends Venue>(opts: TradingOptions<V>, held: Held)
   const { clock, scheduler } = venue;
   const logger = opts.logger ?? venue.logger ?? silentLogger;
   const keepWarmMs = opts.keepWarmMs ?? 0;
-  if (keepWarmMs !== 0 && !(keepWarmMs >= 1 && Number.isFinite(keepWarmMs))) throw new RangeError(`keepWarmMs must be 0 (off) or a number >= 1, got ${keepWarmMs}`);
+  if (keepWarmMs !== 0 && !(keepWarmMs >= 1 && Number.isFinite(keepWarmMs)))
+    throw new RangeError(`keepWarmMs must be 0 (off) or a number >= 1, got ${keepWarmMs}`);
   const { subscriptions } = held;
   const account = opts.account ?? opts.key.publicKey;
   const market = new MarketStreams({ source: venue.market, scheduler });
@@ -198,7 +201,10 @@ async function openSession<V extends Venue>(opts: TradingOptions<V>, held: Held)
     key: signer,
     account,
     network: opts.network,
-    nonces: opts.nonceStore instanceof NonceSources ? opts.nonceStore.of(opts.key.publicKey) : new NonceSource({ signer: opts.key.publicKey, clock, store: opts.nonceStore }),
+    nonces:
+      opts.nonceStore instanceof NonceSources
+        ? opts.nonceStore.of(opts.key.publicKey)
+        : new NonceSource({ signer: opts.key.publicKey, clock, store: opts.nonceStore }),
     submitter: opts.wrapSubmitter ? opts.wrapSubmitter(venue.submitter) : venue.submitter,
     queries: venue.account,
     risk: countingGate(risk, denials),
@@ -220,7 +226,12 @@ async function openSession<V extends Venue>(opts: TradingOptions<V>, held: Held)
     const s = opts.strategies.find((x) => x.name === name);
     const close = s?.definition.closeOnStop;
     if (!close) return report;
-    const closing = { execution: exec, position: (sym: string) => state?.positions.get(sym)?.size ?? 0, book: (sym: string) => books.get(sym), rules: (sym: string) => markets.get(sym)! };
+    const closing = {
+      execution: exec,
+      position: (sym: string) => state?.positions.get(sym)?.size ?? 0,
+      book: (sym: string) => books.get(sym),
+      rules: (sym: string) => markets.get(sym)!,
+    };
     return { ...report, closeOnStop: await closePositions(name, s.symbols, close, closing, waitMs(CLOSE_ON_STOP_TIMEOUT_MS)) };
   };
   const host = new StrategyHost({ clock, onStopped: stopOrders, log: strategyLog(undefined) });

@@ -45,12 +45,19 @@ export function readYamlDocument(text: string, source: string, opts: YamlOptions
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
-    throw new ConfigErrors(source, doc.errors.map((e) => new ConfigError(source, e.message.split('\n')[0]!, lines.linePos(e.pos[0]).line)));
+    throw new ConfigErrors(
+      source,
+      doc.errors.map((e) => new ConfigError(source, e.message.split('\n')[0]!, lines.linePos(e.pos[0]).line)),
+    );
   }
   const problem = (field: string, message: string) => new ConfigError(field || source, message, lineOf(doc, lines, pathOf(field)));
   if (opts.env) {
     const problems = interpolateDocument(doc, opts.env);
-    if (problems.length > 0) throw new ConfigErrors(source, problems.map((p) => problem(formatPath('', p.path), p.message)));
+    if (problems.length > 0)
+      throw new ConfigErrors(
+        source,
+        problems.map((p) => problem(formatPath('', p.path), p.message)),
+      );
   }
   return { source, data: doc.toJS({ maxAliasCount: 100 }) ?? {}, problem };
 }
@@ -67,7 +74,10 @@ export function validateYaml<T>(doc: YamlDocument, schema: Schema<T>, check: (va
     if (found.length === 0) return value;
   }
   const problems = found.map((i) => doc.problem(i.field, i.message));
-  throw new ConfigErrors(doc.source, problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity)));
+  throw new ConfigErrors(
+    doc.source,
+    problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity)),
+  );
 }
 
 /** `a.b[2].c` → ['a', 'b', 2, 'c'] */

@@ -232,7 +232,8 @@ export class HttpClient {
         failure = `HTTP ${answer.status}`;
         if (answer.status === 429) {
           limitedMs += this.rateLimited(answer.retryAfterMs);
-          if (limitedMs > this.rateLimitMaxWaitMs) throw new TransportError(`${method} ${path}: rate limited (HTTP 429) for over ${this.rateLimitMaxWaitMs} ms`);
+          if (limitedMs > this.rateLimitMaxWaitMs)
+            throw new TransportError(`${method} ${path}: rate limited (HTTP 429) for over ${this.rateLimitMaxWaitMs} ms`);
           attempt--;
           continue;
         }
@@ -308,13 +309,21 @@ export class HttpClient {
         req.destroy();
       };
       const headers: Record<string, string | number> =
-        body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
-      const req = this.request({ ...this.target, path: fullPath, method, agent: this.agent, headers }, (res) => this.collect(res, (message) => fail(message), (answer) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(answer);
-      }));
+        body === undefined
+          ? { accept: 'application/json' }
+          : { accept: 'application/json', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+      const req = this.request({ ...this.target, path: fullPath, method, agent: this.agent, headers }, (res) =>
+        this.collect(
+          res,
+          (message) => fail(message),
+          (answer) => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            resolve(answer);
+          },
+        ),
+      );
       const timer = setTimeout(() => fail(`timed out after ${this.timeoutMs} ms`, true), this.timeoutMs);
       req.on('finish', () => {
         written = true;

@@ -84,7 +84,8 @@ export function outcomeOf(dialect: Dialect, request: SignedRequest, answer: Http
     return { outcome: 'unknown', reason: `unreadable answer: ${(e as Error).message}`, request };
   }
   if (isErrorBody(parsed)) return { outcome: 'rejected', reason: parsed.error.message, httpStatus: status, code: parsed.error.code, retryAfterMs: undefined };
-  if (parsed.status === 'error') return { outcome: 'rejected', reason: firstErrorMessage(parsed), httpStatus: status, code: undefined, retryAfterMs: undefined };
+  if (parsed.status === 'error')
+    return { outcome: 'rejected', reason: firstErrorMessage(parsed), httpStatus: status, code: undefined, retryAfterMs: undefined };
   return { outcome: 'accepted', response: parsed };
 }
 

@@ -11,7 +11,17 @@ import type { Dialect, Network } from '../core/types.js';
 import type { Rehearsal } from '../latency/rehearsal.js';
 import type { SignedRequest } from '../protocol/sign.js';
 import type { StreamMessage, Subscription } from '../protocol/v1/stream.js';
-import { accountUpdateOf, bookUpdateOf, closedOrderOf, fillOfRow, itemResultsOf, marketRulesOf, tickerOf, tradeOf, venueOrderOfOpen } from '../protocol/vocabulary.js';
+import {
+  accountUpdateOf,
+  bookUpdateOf,
+  closedOrderOf,
+  fillOfRow,
+  itemResultsOf,
+  marketRulesOf,
+  tickerOf,
+  tradeOf,
+  venueOrderOfOpen,
+} from '../protocol/vocabulary.js';
 import type { AccountDataSource, MarketDataSource, StreamHealth, SubmitHooks, SubmitOutcome, Submitter, Venue, VenueHealth } from '../venue/port.js';
 import { HttpClient, type HttpClientOptions } from './http.js';
 import type { SubmitOutcome as HttpOutcome } from './submit.js';
@@ -72,7 +82,12 @@ function outcomeOf(raw: HttpOutcome): SubmitOutcome {
  * The messages of one subscription, each handed to `each` with the subscriber: one closure per subscription, no operator
  * per frame. `hold` runs on subscribe and returns what runs on unsubscribe.
  */
-function topicStream<T>(pool: WsPool, subscription: Subscription, each: (m: StreamMessage, subscriber: Subscriber<T>) => void, hold?: () => () => void): Observable<T> {
+function topicStream<T>(
+  pool: WsPool,
+  subscription: Subscription,
+  each: (m: StreamMessage, subscriber: Subscriber<T>) => void,
+  hold?: () => () => void,
+): Observable<T> {
   return new Observable<T>((subscriber) => {
     const release = hold?.();
     const inner = pool.topic$(subscription).subscribe({
@@ -206,7 +221,9 @@ class LiveHealth implements VenueHealth {
       filter((h): h is StreamHealth => h !== undefined),
     );
     this.connected$ = pool.connections$.pipe(
-      switchMap((conns) => (conns.length === 0 ? of(true) : combineLatest(conns.map((c) => c.state$)).pipe(map((states) => states.every((s) => s === 'open'))))),
+      switchMap((conns) =>
+        conns.length === 0 ? of(true) : combineLatest(conns.map((c) => c.state$)).pipe(map((states) => states.every((s) => s === 'open'))),
+      ),
       distinctUntilChanged(),
     );
   }

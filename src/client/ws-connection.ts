@@ -3,7 +3,15 @@
 // Invariants: unusable frames are counted and logged once per kind, never thrown into sinks; at most 100 topics held;
 // a topic is fresh only while its connection is open, heard from within silenceMs, and the topic is confirmed.
 
-import { BehaviorSubject, asyncScheduler, distinctUntilChanged, type Observable, type SchedulerAction, type SchedulerLike, type Subscription as RxSubscription } from 'rxjs';
+import {
+  BehaviorSubject,
+  asyncScheduler,
+  distinctUntilChanged,
+  type Observable,
+  type SchedulerAction,
+  type SchedulerLike,
+  type Subscription as RxSubscription,
+} from 'rxjs';
 import { WebSocket, type RawData } from 'ws';
 import { systemClock, type Clock } from '../core/clock.js';
 import { parseJson } from '../core/json.js';
@@ -270,10 +278,14 @@ export class WsConnection {
     this.silent = false;
     this.silence.start();
     const pingMs = Math.max(1, Math.floor(this.silenceMs / 3));
-    this.pinger = this.scheduler.schedule(function (this: SchedulerAction<WsConnection>, conn) {
-      conn!.ping(ws);
-      this.schedule(conn, pingMs);
-    }, pingMs, this);
+    this.pinger = this.scheduler.schedule(
+      function (this: SchedulerAction<WsConnection>, conn) {
+        conn!.ping(ws);
+        this.schedule(conn, pingMs);
+      },
+      pingMs,
+      this,
+    );
     if (this.topics.size > 0) this.sendSubscribe([...this.topics.keys()]);
   }
 

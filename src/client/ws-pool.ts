@@ -93,7 +93,11 @@ export class WsPool {
     if (!stream) {
       stream = new Observable<StreamMessage>((subscriber) => {
         const conn = this.connectionWithRoom();
-        conn.subscribe(subscription, (m) => subscriber.next(m), (e) => subscriber.error(e));
+        conn.subscribe(
+          subscription,
+          (m) => subscriber.next(m),
+          (e) => subscriber.error(e),
+        );
         this.owners.set(topic, conn);
         return () => {
           this.owners.delete(topic);

@@ -1,7 +1,17 @@
 // Stream operators: silence detection (watchdog), latest-value conflation, light multicast, retry with backoff.
 // Invariant: the timed ones run on an injected RxJS scheduler, so marble tests and backtests drive them in virtual time.
 
-import { asyncScheduler, Observable, retry, Subscription, timer, type MonoTypeOperatorFunction, type OperatorFunction, type SchedulerLike, type Subscriber } from 'rxjs';
+import {
+  asyncScheduler,
+  Observable,
+  retry,
+  Subscription,
+  timer,
+  type MonoTypeOperatorFunction,
+  type OperatorFunction,
+  type SchedulerLike,
+  type Subscriber,
+} from 'rxjs';
 import { backoffDelayMs, type BackoffOptions } from './backoff.js';
 
 /**
@@ -169,7 +179,12 @@ export function multicast<T>(replayLatest = false): MonoTypeOperatorFunction<T> 
  * Subscribes to the source again after each error, without end: `onRetry(error, attempt)` (attempt from 1) is told,
  * then backoffDelayMs(attempt - 1) passes on `scheduler`.
  */
-export function retryWithBackoff<T>(backoff: BackoffOptions, onRetry: (error: Error, attempt: number) => void, scheduler: SchedulerLike = asyncScheduler, random?: () => number): MonoTypeOperatorFunction<T> {
+export function retryWithBackoff<T>(
+  backoff: BackoffOptions,
+  onRetry: (error: Error, attempt: number) => void,
+  scheduler: SchedulerLike = asyncScheduler,
+  random?: () => number,
+): MonoTypeOperatorFunction<T> {
   return retry({
     delay: (e: Error, attempt) => {
       onRetry(e, attempt);

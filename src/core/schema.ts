@@ -318,7 +318,8 @@ export function u64(): Schema<bigint> {
       let out: bigint;
       if (typeof v === 'bigint') out = v;
       else if (typeof v === 'number') {
-        if (!Number.isSafeInteger(v)) fail(Number.isInteger(v) ? 'integer beyond 2^53 must be sent as a decimal string' : `expected an unsigned integer, got ${v}`);
+        if (!Number.isSafeInteger(v))
+          fail(Number.isInteger(v) ? 'integer beyond 2^53 must be sent as a decimal string' : `expected an unsigned integer, got ${v}`);
         out = BigInt(v);
       } else if (typeof v === 'string') {
         if (!DIGITS.test(v)) fail(`expected a decimal u64 string, got ${JSON.stringify(v.slice(0, 32))}`);
@@ -333,14 +334,31 @@ export function u64(): Schema<bigint> {
 
 export function optional<T>(s: Schema<T>): Schema<T | undefined> {
   const inner = genOf(s);
-  const out: Schema<T | undefined> = { run: (v) => (v === undefined ? undefined : s.run(v)), transforms: s.transforms, expected: s.expected, optional: true, gen: (x, e) => `if (${x} !== undefined) {${inner(x, e)}}` };
-  return collecting(out, unless((v) => v === undefined, s));
+  const out: Schema<T | undefined> = {
+    run: (v) => (v === undefined ? undefined : s.run(v)),
+    transforms: s.transforms,
+    expected: s.expected,
+    optional: true,
+    gen: (x, e) => `if (${x} !== undefined) {${inner(x, e)}}`,
+  };
+  return collecting(
+    out,
+    unless((v) => v === undefined, s),
+  );
 }
 
 export function nullable<T>(s: Schema<T>): Schema<T | null> {
   const inner = genOf(s);
-  const out = schema(`${s.expected} | null`, (v) => (v === null ? null : s.run(v)), s.transforms, (x, e) => `if (${x} !== null) {${inner(x, e)}}`);
-  return collecting(out, unless((v) => v === null, s));
+  const out = schema(
+    `${s.expected} | null`,
+    (v) => (v === null ? null : s.run(v)),
+    s.transforms,
+    (x, e) => `if (${x} !== null) {${inner(x, e)}}`,
+  );
+  return collecting(
+    out,
+    unless((v) => v === null, s),
+  );
 }
 
 /** Optional and nullable: absent, null or T. */
@@ -353,7 +371,10 @@ export function maybe<T>(s: Schema<T>): Schema<T | null | undefined> {
     optional: true,
     gen: (x, e) => `if (${x} !== undefined && ${x} !== null) {${inner(x, e)}}`,
   };
-  return collecting(out, unless((v) => v === undefined || v === null, s));
+  return collecting(
+    out,
+    unless((v) => v === undefined || v === null, s),
+  );
 }
 
 export interface ArrayOptions {

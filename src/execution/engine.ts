@@ -86,7 +86,8 @@ export function specProblem(spec: OrderSpec): string | undefined {
   if (typeof spec.symbol !== 'string' || !SYMBOL_PATTERN.test(spec.symbol)) return `symbol ${JSON.stringify(spec.symbol)} is not <BASE>-USD`;
   if (spec.side !== 'buy' && spec.side !== 'sell') return `side must be buy or sell`;
   if (!(typeof spec.size === 'number' && Number.isFinite(spec.size) && spec.size > 0)) return `size must be a finite number > 0, got ${spec.size}`;
-  if (spec.price !== undefined && !(typeof spec.price === 'number' && Number.isFinite(spec.price) && spec.price > 0)) return `price must be a finite number > 0, got ${spec.price}`;
+  if (spec.price !== undefined && !(typeof spec.price === 'number' && Number.isFinite(spec.price) && spec.price > 0))
+    return `price must be a finite number > 0, got ${spec.price}`;
   if (!TIFS.includes(spec.tif)) return `tif must be GTC, IOC or ALO, got ${String(spec.tif)}`;
   if (typeof spec.reduceOnly !== 'boolean') return 'reduceOnly must be a boolean';
   return undefined;
@@ -278,7 +279,8 @@ export class Execution implements Rehearsal {
     this.stateValue = 'stopping';
     this.buffered = [];
     this.batcher.flush();
-    const report = (opts.cancelOrders ?? true) ? await this.cancelAndWait(() => this.tracker.openOrders(), deadlineMs) : { cancelled: 0, open: [], timedOut: false };
+    const report =
+      (opts.cancelOrders ?? true) ? await this.cancelAndWait(() => this.tracker.openOrders(), deadlineMs) : { cancelled: 0, open: [], timedOut: false };
     await this.withDeadline(this.batcher.whenIdle(), Math.max(0, deadline - this.opts.clock.nowMs()));
     for (const s of this.subscriptions.splice(0)) s.unsubscribe();
     this.resolver.stop();
@@ -349,7 +351,14 @@ export class Execution implements Rehearsal {
     if (problem !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'INVALID', problem);
     if (!this.opts.codec.clientOrderIds && spec.clientTag !== undefined) {
       const live = this.tracker.find(strategy, { clientTag: spec.clientTag });
-      if (live && !live.cancelPending) return this.refuse(strategy, spec, 'rejectedDuplicate', 'DUPLICATE_TAG', `client tag ${JSON.stringify(spec.clientTag)} is carried by live order ${live.eventId}`);
+      if (live && !live.cancelPending)
+        return this.refuse(
+          strategy,
+          spec,
+          'rejectedDuplicate',
+          'DUPLICATE_TAG',
+          `client tag ${JSON.stringify(spec.clientTag)} is carried by live order ${live.eventId}`,
+        );
     }
     const op: PlannedOp = { kind: 'place', strategy, order: spec, stamp };
     this.lastPlace = op;
@@ -436,7 +445,10 @@ export class Execution implements Rehearsal {
     const commands = batch.commands;
     for (const c of commands) if (c.kind === 'place') this.tracker.answered(c.order);
     if (outcome.outcome === 'accepted') {
-      const { answers, others } = matchItems(commands.map((c) => c.order.orderId!), outcome.items);
+      const { answers, others } = matchItems(
+        commands.map((c) => c.order.orderId!),
+        outcome.items,
+      );
       commands.forEach((c, i) => {
         const answer = answers[i]!;
         for (const fact of answer.facts) {
@@ -491,7 +503,8 @@ export class Execution implements Rehearsal {
 
   /** Reconciles without waiting (after a reconnect, or when the venue answers again); a failure is logged. */
   private reconcileInBackground(): void {
-    if (this.stateValue === 'running' || this.stateValue === 'stopping') this.reconcile().catch((e: Error) => this.logger.warn({ error: e.message }, 'reconciliation failed'));
+    if (this.stateValue === 'running' || this.stateValue === 'stopping')
+      this.reconcile().catch((e: Error) => this.logger.warn({ error: e.message }, 'reconciliation failed'));
   }
 
   private async reconcileOnce(): Promise<ReconcileReport> {
@@ -503,7 +516,13 @@ export class Execution implements Rehearsal {
     for (const o of report.refreshed) this.learned(o);
     if (report.adopted.length + report.toCancel.length + report.resolved.length + report.missing.length > 0) {
       this.logger.info(
-        { open: report.open, adopted: report.adopted.length, cancelling: report.toCancel.length, resolved: report.resolved.length, missing: report.missing.length },
+        {
+          open: report.open,
+          adopted: report.adopted.length,
+          cancelling: report.toCancel.length,
+          resolved: report.resolved.length,
+          missing: report.missing.length,
+        },
         'reconciled orders with the venue',
       );
     }

@@ -4,9 +4,7 @@
 import type { Intent, OrderSpec, QuoteSpec } from '../core/intent.js';
 import type { TrackedOrder, Tracker } from './tracker.js';
 
-export type PlannedStep =
-  | { readonly kind: 'place'; readonly order: OrderSpec }
-  | { readonly kind: 'cancel'; readonly target: TrackedOrder };
+export type PlannedStep = { readonly kind: 'place'; readonly order: OrderSpec } | { readonly kind: 'cancel'; readonly target: TrackedOrder };
 
 export interface Plan {
   readonly steps: readonly PlannedStep[];
@@ -78,7 +76,8 @@ export function planIntent(strategy: string, intent: Intent, view: PlannerView):
       return { steps: [{ kind: 'place', order: intent.order }], linked: false, notes: [] };
     case 'cancel': {
       const target = view.find(strategy, intent.ref);
-      if (!target || target.spec.symbol !== intent.symbol) return { ...EMPTY, notes: [`cancel: no live order ${JSON.stringify(intent.ref)} in ${intent.symbol}`] };
+      if (!target || target.spec.symbol !== intent.symbol)
+        return { ...EMPTY, notes: [`cancel: no live order ${JSON.stringify(intent.ref)} in ${intent.symbol}`] };
       if (target.cancelPending) return EMPTY;
       return { steps: [{ kind: 'cancel', target }], linked: false, notes: [] };
     }
@@ -92,11 +91,20 @@ export function planIntent(strategy: string, intent: Intent, view: PlannerView):
     case 'replace': {
       const target = view.find(strategy, intent.ref);
       if (!target || !cancellable(target)) {
-        const note = target ? 'replace: the order is already being cancelled; placing the new one' : `replace: no live order ${JSON.stringify(intent.ref)}; placing the new one`;
+        const note = target
+          ? 'replace: the order is already being cancelled; placing the new one'
+          : `replace: no live order ${JSON.stringify(intent.ref)}; placing the new one`;
         return { steps: [{ kind: 'place', order: intent.order }], linked: false, notes: [note] };
       }
       if (orderMatchesSpec(target, intent.order)) return EMPTY;
-      return { steps: [{ kind: 'cancel', target }, { kind: 'place', order: intent.order }], linked: true, notes: [] };
+      return {
+        steps: [
+          { kind: 'cancel', target },
+          { kind: 'place', order: intent.order },
+        ],
+        linked: true,
+        notes: [],
+      };
     }
     case 'quoteSet': {
       const live = view.openOrders(strategy, intent.symbol).filter(cancellable);

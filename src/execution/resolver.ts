@@ -126,7 +126,10 @@ export class Resolver {
         if (!this.failing) {
           this.failing = true;
           const retryMs = this.delays[this.delays.length - 1]!;
-          this.logger.warn({ orders: batch.length, retryMs, error: (e as Error).message }, 'orders unresolved: the venue cannot be queried; retrying until it answers');
+          this.logger.warn(
+            { orders: batch.length, retryMs, error: (e as Error).message },
+            'orders unresolved: the venue cannot be queried; retrying until it answers',
+          );
         }
         return;
       }

@@ -354,7 +354,8 @@ export class Tracker {
     const status = order.status;
     const orderId = order.eventId;
     const last = order.told;
-    if (last && last.status === status && last.filledSize === order.filledSize && (last.reason ?? '') === (order.reason ?? '') && last.orderId === orderId) return;
+    if (last && last.status === status && last.filledSize === order.filledSize && (last.reason ?? '') === (order.reason ?? '') && last.orderId === orderId)
+      return;
     const event: OrderEvent = {
       strategy: order.strategy,
       orderId,

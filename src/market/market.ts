@@ -1,7 +1,7 @@
 // The market observables book$, trades$, ticker$: hot, ref-counted, over the venue port's MarketDataSource.
 // Invariants: stores are updated before emission and replayed to late subscribers; book$ conflates per subscriber.
 
-import { asyncScheduler, catchError, EMPTY, exhaustMap, from, interval, NEVER, Observable, share, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, catchError, EMPTY, exhaustMap, from, interval, NEVER, type Observable, share, type SchedulerLike } from 'rxjs';
 import type { BookUpdate, Ticker, Trade } from '../core/market-data.js';
 import { conflate, multicast } from '../core/rx.js';
 import type { MarketDataSource } from '../venue/port.js';

@@ -37,7 +37,12 @@ export class Presigner implements MessageSigner {
   #hashInput = Buffer.allocUnsafe(1024);
 
   /** Use Keypair.presigner(); `scalar` is the key's RFC 8032 secret scalar, `fallback` its deterministic signature. */
-  constructor(key: { publicKey: string; publicKeyBytes: Uint8Array }, scalar: bigint, fallback: (message: Uint8Array) => Uint8Array, commitments: CommitmentSource) {
+  constructor(
+    key: { publicKey: string; publicKeyBytes: Uint8Array },
+    scalar: bigint,
+    fallback: (message: Uint8Array) => Uint8Array,
+    commitments: CommitmentSource,
+  ) {
     this.publicKey = key.publicKey;
     this.#publicKeyBytes = key.publicKeyBytes;
     this.#scalar = scalar;

@@ -26,7 +26,8 @@ export function decodeKey32(text: unknown, field: string): Uint8Array {
   if (typeof text !== 'string') throw new ValidationError(field, `expected a base58 string, got ${text === null ? 'null' : typeof text}`);
   const hit = decoded.get(text);
   if (hit) return hit;
-  if (text.length < 32 || text.length > 44) throw new ValidationError(field, `expected 32 bytes of base58 (32 to 44 characters), got ${text.length} characters`);
+  if (text.length < 32 || text.length > 44)
+    throw new ValidationError(field, `expected 32 bytes of base58 (32 to 44 characters), got ${text.length} characters`);
   const bytes = base58Decode(text, field);
   if (bytes.length !== 32) throw new ValidationError(field, `expected 32 bytes of base58, got ${bytes.length} bytes`);
   return remember(decoded, text, bytes);

@@ -2,7 +2,18 @@
 // book updates, trades, tickers, account messages and query rows, market rules, the items of an action's answer.
 // Invariants: pure, and total over validated input; sides are the account's own; units and times are kept (ms stay ms).
 
-import type { AccountSnapshot, AccountUpdate, ClosedOrder, Fill, FillCause, ItemResult, Liquidation, Margin, Position, VenueOrder } from '../core/account-data.js';
+import type {
+  AccountSnapshot,
+  AccountUpdate,
+  ClosedOrder,
+  Fill,
+  FillCause,
+  ItemResult,
+  Liquidation,
+  Margin,
+  Position,
+  VenueOrder,
+} from '../core/account-data.js';
 import { NON_TERMINAL_ORDER_STATUSES, TERMINAL_ORDER_STATUSES, type OrderStatus } from '../core/intent.js';
 import type { BookLevel, BookUpdate, MarketRules, Ticker, Trade } from '../core/market-data.js';
 import type { TimeInForce } from '../core/types.js';
@@ -48,7 +59,16 @@ export function bookUpdateOf(book: Book, arrivalNs: bigint): BookUpdate {
 
 /** A public trade; the wire's `side` is true when the taker bought. */
 export function tradeOf(t: WireTrade): Trade {
-  return { symbol: t.s, price: t.px, size: t.sz, takerSide: t.side ? 'buy' : 'sell', timeMs: t.time, maker: t.maker, taker: t.taker, liquidation: t.liq === true };
+  return {
+    symbol: t.s,
+    price: t.px,
+    size: t.sz,
+    takerSide: t.side ? 'buy' : 'sell',
+    timeMs: t.time,
+    maker: t.maker,
+    taker: t.taker,
+    liquidation: t.liq === true,
+  };
 }
 
 export function tickerOf(t: WireTicker): Ticker {
@@ -137,7 +157,17 @@ const CAUSES: readonly FillCause[] = ['trade', 'liquidation', 'adl', 'liquidatio
 
 /** A stream `fill`: the account's own view (`isBuy` is whether the account bought, `fee` its own). */
 function fillOf(f: FillUpdate): Fill {
-  return { symbol: f.symbol, orderId: f.orderId, side: f.isBuy ? 'buy' : 'sell', price: f.price, size: f.size, feeUsd: f.fee, maker: f.maker, cause: CAUSES[f.reasonCode]!, venueTimeNs: f.timestamp };
+  return {
+    symbol: f.symbol,
+    orderId: f.orderId,
+    side: f.isBuy ? 'buy' : 'sell',
+    price: f.price,
+    size: f.size,
+    feeUsd: f.fee,
+    maker: f.maker,
+    cause: CAUSES[f.reasonCode]!,
+    venueTimeNs: f.timestamp,
+  };
 }
 
 /**
@@ -252,7 +282,6 @@ const ORDER_STATUSES: ReadonlyMap<string, OrderStatus> = new Map<string, OrderSt
   ['siblingCancelled', 'cancelled'],
   ['triggerFailed', 'rejectedInvalid'],
 ]);
-
 
 const DONE: ItemResult = { kind: 'done' };
 /** Answer keys of an item that failed without an order status: `error`, `depositFailed`, `cancelOneRejected`, ... */

@@ -142,7 +142,10 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
         clear('dailyLoss', 'daily loss limit reset at the start of the UTC day');
       }
     } else if (lossSinceMs !== undefined) {
-      clear('dailyLoss', `daily loss reading recovered to ${fmt(-pnlUsd)} USD within ${fmt(nowMs - lossSinceMs)} ms (confirmation ${config.dailyLossConfirmMs} ms)`);
+      clear(
+        'dailyLoss',
+        `daily loss reading recovered to ${fmt(-pnlUsd)} USD within ${fmt(nowMs - lossSinceMs)} ms (confirmation ${config.dailyLossConfirmMs} ms)`,
+      );
       lossSinceMs = undefined;
     }
   }
@@ -192,12 +195,14 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
 
     const maxSize = config.maxOrderSizeBaseBySymbol[symbol] ?? config.maxOrderSizeBase;
     if (!(order.size > 0 && Number.isFinite(order.size))) return deny('MAX_ORDER_SIZE', `size ${fmt(order.size)} is not a positive number`);
-    if (maxSize !== undefined && !(order.size <= maxSize)) return deny('MAX_ORDER_SIZE', `size ${fmt(order.size)} exceeds ${fmt(maxSize)} (base units, ${symbol})`);
+    if (maxSize !== undefined && !(order.size <= maxSize))
+      return deny('MAX_ORDER_SIZE', `size ${fmt(order.size)} exceeds ${fmt(maxSize)} (base units, ${symbol})`);
 
     const price = order.price ?? mark;
     if (!(price > 0 && Number.isFinite(price))) return deny('PRICE_BAND', `price ${fmt(price)} is not a positive number`);
     const notionalUsd = order.size * price;
-    if (!(notionalUsd <= config.maxOrderNotionalUsd)) return deny('MAX_ORDER_NOTIONAL', `notional ${fmt(notionalUsd)} USD exceeds ${config.maxOrderNotionalUsd} USD`);
+    if (!(notionalUsd <= config.maxOrderNotionalUsd))
+      return deny('MAX_ORDER_NOTIONAL', `notional ${fmt(notionalUsd)} USD exceeds ${config.maxOrderNotionalUsd} USD`);
 
     if (order.price !== undefined) {
       const distanceBps = (Math.abs(order.price - mark) / mark) * 10_000;
@@ -257,7 +262,8 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
 
     const maxLeverage = Math.min(view.market(symbol)?.maxLeverage ?? 0, config.maxLeverage);
     const equityUsd = view.equityUsd();
-    if (equityUsd === undefined || !(equityUsd > 0)) return deny('LEVERAGE', `equity unknown or not positive (${equityUsd === undefined ? 'unknown' : fmt(equityUsd)} USD)`);
+    if (equityUsd === undefined || !(equityUsd > 0))
+      return deny('LEVERAGE', `equity unknown or not positive (${equityUsd === undefined ? 'unknown' : fmt(equityUsd)} USD)`);
     const leverage = totalUsd / equityUsd;
     if (!(leverage <= maxLeverage)) {
       return deny('LEVERAGE', `leverage ${fmt(leverage)}x (${fmt(totalUsd)} USD / ${fmt(equityUsd)} USD equity) would exceed ${fmt(maxLeverage)}x`);

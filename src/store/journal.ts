@@ -319,7 +319,8 @@ export class Journal {
       });
       return Number(r.lastInsertRowid);
     } catch (e) {
-      if ((e as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new JournalError(`nonce ${b.nonceNs} of signer ${b.signer} is already journaled`, { cause: e });
+      if ((e as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE')
+        throw new JournalError(`nonce ${b.nonceNs} of signer ${b.signer} is already journaled`, { cause: e });
       throw e;
     }
   }
@@ -336,7 +337,10 @@ export class Journal {
 
   /** Batches without a resolution whose outcome is missing (crash between send and answer) or `unknown`, oldest first. */
   unresolvedBatches(): BatchRow[] {
-    return statement<[], BatchSqlRow>(this.db, `SELECT ${BATCH_COLUMNS} FROM batches WHERE resolution IS NULL AND (outcome IS NULL OR outcome = 'unknown') ORDER BY id`)
+    return statement<[], BatchSqlRow>(
+      this.db,
+      `SELECT ${BATCH_COLUMNS} FROM batches WHERE resolution IS NULL AND (outcome IS NULL OR outcome = 'unknown') ORDER BY id`,
+    )
       .all()
       .map(batchRow);
   }
@@ -406,7 +410,14 @@ export class Journal {
   /** Buffers a funding payment; idempotent per account, symbol and timestamp; dropped when older than retention keeps. */
   recordFunding(f: FundingRecord): void {
     if (f.timeNs < this.fundingFromNs) return;
-    this.defer(this.insertFunding, { account: f.account, symbol: f.symbol, amountUsd: f.amountUsd, rate: f.rate, timeNs: u64Text(f.timeNs), epoch: this.epochOf(f.account) });
+    this.defer(this.insertFunding, {
+      account: f.account,
+      symbol: f.symbol,
+      amountUsd: f.amountUsd,
+      rate: f.rate,
+      timeNs: u64Text(f.timeNs),
+      epoch: this.epochOf(f.account),
+    });
   }
 
   /**
@@ -431,7 +442,9 @@ export class Journal {
        WHERE account = @account AND order_id = @orderId AND time_ns = @timeNs AND price = @price AND size = @size AND seq = @seq AND side <> @side`,
     );
     const legacy = statement<[number, string], number>(this.db, 'SELECT 1 FROM epochs WHERE id = ? AND basis = ?').pluck();
-    const adopt = ['fills', 'order_events', 'positions', 'funding'].map((t) => statement<[number, string]>(this.db, `UPDATE ${t} SET epoch = ? WHERE account = ? AND epoch IS NULL`));
+    const adopt = ['fills', 'order_events', 'positions', 'funding'].map((t) =>
+      statement<[number, string]>(this.db, `UPDATE ${t} SET epoch = ? WHERE account = ? AND epoch IS NULL`),
+    );
     return this.db.transaction((): CatchUp => {
       let from = 0;
       let epoch: number | undefined;
@@ -451,7 +464,16 @@ export class Journal {
       if (continued && legacy.get(epoch, LEGACY_EPOCH_BASIS) !== undefined) {
         for (let i = 0; i < from; i++) {
           const f = venueFills[i]!;
-          if (f.maker) repaired += repair.run({ account, orderId: f.orderId, timeNs: u64Text(f.timeNs), price: f.price, size: f.size, seq: f.seq ?? 0, side: f.side }).changes;
+          if (f.maker)
+            repaired += repair.run({
+              account,
+              orderId: f.orderId,
+              timeNs: u64Text(f.timeNs),
+              price: f.price,
+              size: f.size,
+              seq: f.seq ?? 0,
+              side: f.side,
+            }).changes;
         }
       }
       for (const s of adopt) s.run(epoch, account);
@@ -488,9 +510,13 @@ export class Journal {
         const oldest = `SELECT id FROM ${t.table} WHERE NOT (${t.keep}) ORDER BY id LIMIT ?`;
         if (beforeNs !== undefined) {
           const cutoff = t.time === 'at_ms' ? step.beforeMs! : beforeNs;
-          deleted += statement<[number, string | number]>(this.db, `DELETE FROM ${t.table} WHERE id IN (${oldest}) AND ${t.time} < ?`).run(step.rows, cutoff).changes;
+          deleted += statement<[number, string | number]>(this.db, `DELETE FROM ${t.table} WHERE id IN (${oldest}) AND ${t.time} < ?`).run(
+            step.rows,
+            cutoff,
+          ).changes;
         }
-        if (step.maxBytes !== undefined && this.usedBytes() > step.maxBytes) deleted += statement<[number]>(this.db, `DELETE FROM ${t.table} WHERE id IN (${oldest})`).run(step.rows).changes;
+        if (step.maxBytes !== undefined && this.usedBytes() > step.maxBytes)
+          deleted += statement<[number]>(this.db, `DELETE FROM ${t.table} WHERE id IN (${oldest})`).run(step.rows).changes;
       }
     })();
     // exec, not a statement: a statement's step frees one page; exec steps to the end (and creates no Statement object).
@@ -562,8 +588,7 @@ export class Journal {
          p.unrealized_pnl_usd AS unrealizedPnlUsd, p.at_ms AS atMs
        FROM positions p JOIN (SELECT MAX(id) AS id FROM positions GROUP BY account, symbol) latest ON latest.id = p.id
        ORDER BY p.account, p.symbol`,
-    )
-      .all();
+    ).all();
   }
 
   /**
@@ -580,7 +605,10 @@ export class Journal {
     )
       .all(UNATTRIBUTED)
       .map((r): ReportFill => ({ ...r, timeNs: BigInt(r.timeNs) }));
-    const funding = statement<[], Omit<ReportFunding, 'timeNs'> & { timeNs: string }>(this.db, 'SELECT account, epoch, symbol, amount_usd AS amountUsd, time_ns AS timeNs FROM funding ORDER BY time_ns, id')
+    const funding = statement<[], Omit<ReportFunding, 'timeNs'> & { timeNs: string }>(
+      this.db,
+      'SELECT account, epoch, symbol, amount_usd AS amountUsd, time_ns AS timeNs FROM funding ORDER BY time_ns, id',
+    )
       .all()
       .map((r): ReportFunding => ({ ...r, timeNs: BigInt(r.timeNs) }));
     const orders = statement<[string], Omit<ReportOrder, 'filled' | 'firstNs'> & { filled: number; firstNs: string }>(

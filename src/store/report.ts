@@ -111,7 +111,21 @@ export function buildReport(fills: readonly ReportFill[], funding: readonly Repo
     const key = `${strategy}\u0000${symbol}`;
     let r = rows.get(key);
     if (!r) {
-      r = { strategy, symbol, fills: 0, volumeUsd: 0, buySize: 0, sellSize: 0, feesUsd: 0, fundingUsd: 0, realizedPnlUsd: 0, netPnlUsd: 0, ordersPlaced: 0, ordersFilled: 0, fillRatio: null };
+      r = {
+        strategy,
+        symbol,
+        fills: 0,
+        volumeUsd: 0,
+        buySize: 0,
+        sellSize: 0,
+        feesUsd: 0,
+        fundingUsd: 0,
+        realizedPnlUsd: 0,
+        netPnlUsd: 0,
+        ordersPlaced: 0,
+        ordersFilled: 0,
+        fillRatio: null,
+      };
       rows.set(key, r);
     }
     return r;

@@ -181,7 +181,8 @@ const STRATEGY_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
  * `params` not a schema, `create` not a function), so a broken plugin fails when it is loaded.
  */
 export function defineStrategy<P>(spec: StrategySpec<P>): StrategyDefinition<P> {
-  if (typeof spec.name !== 'string' || !STRATEGY_NAME.test(spec.name)) throw new StrategyError(`strategy name must be lower-case words joined by dashes, got ${JSON.stringify(spec.name)}`);
+  if (typeof spec.name !== 'string' || !STRATEGY_NAME.test(spec.name))
+    throw new StrategyError(`strategy name must be lower-case words joined by dashes, got ${JSON.stringify(spec.name)}`);
   if (typeof spec.params?.run !== 'function') throw new StrategyError(`strategy ${spec.name}: params must be a schema`);
   if (typeof spec.create !== 'function') throw new StrategyError(`strategy ${spec.name}: create must be a function`);
   for (const key of ['symbols', 'orderSizes', 'maxPositions'] as const) {
@@ -190,7 +191,9 @@ export function defineStrategy<P>(spec: StrategySpec<P>): StrategyDefinition<P> 
   if (spec.closeOnStop !== undefined) {
     const bps = (spec.closeOnStop as Partial<CloseOnStop> | null)?.maxSlippageBps;
     if (!(typeof bps === 'number' && bps > 0 && bps <= MAX_CLOSE_SLIPPAGE_BPS)) {
-      throw new StrategyError(`strategy ${spec.name}: closeOnStop.maxSlippageBps must be a number > 0 and <= ${MAX_CLOSE_SLIPPAGE_BPS}, got ${JSON.stringify(bps)}`);
+      throw new StrategyError(
+        `strategy ${spec.name}: closeOnStop.maxSlippageBps must be a number > 0 and <= ${MAX_CLOSE_SLIPPAGE_BPS}, got ${JSON.stringify(bps)}`,
+      );
     }
     if (spec.symbols === undefined) throw new StrategyError(`strategy ${spec.name}: closeOnStop needs symbols (the markets whose position it closes)`);
   }
@@ -203,7 +206,6 @@ export function isStrategyDefinition(value: unknown): value is StrategyDefinitio
   const v = value as Partial<StrategyDefinition<unknown>>;
   return v[STRATEGY_BRAND] === 1 && typeof v.create === 'function' && typeof v.params?.run === 'function';
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Helpers (pure)

@@ -60,7 +60,13 @@ export interface StrategyContextOptions {
 
 /** A frozen copy holding exactly the rules (what a plugin may read of a market). */
 function rulesOf(m: MarketRules): MarketRules {
-  return Object.freeze({ symbol: m.symbol, tickSizeUsd: m.tickSizeUsd, lotSizeBase: m.lotSizeBase, minNotionalUsd: m.minNotionalUsd, maxLeverage: m.maxLeverage });
+  return Object.freeze({
+    symbol: m.symbol,
+    tickSizeUsd: m.tickSizeUsd,
+    lotSizeBase: m.lotSizeBase,
+    minNotionalUsd: m.minNotionalUsd,
+    maxLeverage: m.maxLeverage,
+  });
 }
 
 /** The context of one strategy; its market and rule lookups throw StrategyError outside its markets. */
@@ -68,7 +74,8 @@ export function createStrategyContext(opts: StrategyContextOptions): StrategyCon
   const symbols = Object.freeze([...(opts.symbols ?? [])]);
   const allowed = new Set(symbols);
   const check = (symbol: string): string => {
-    if (allowed.size > 0 && !allowed.has(symbol)) throw new StrategyError(`strategy ${opts.name}: market ${symbol} is not one of its markets (${symbols.join(', ')})`);
+    if (allowed.size > 0 && !allowed.has(symbol))
+      throw new StrategyError(`strategy ${opts.name}: market ${symbol} is not one of its markets (${symbols.join(', ')})`);
     return symbol;
   };
   const rules = new Map<string, MarketRules>();
@@ -217,7 +224,13 @@ export class BoundedMetrics implements StrategyMetrics {
       if (existing.decl.kind !== kind) throw new StrategyError(`metric ${name} is a ${existing.decl.kind}, not a ${kind}`);
       return existing;
     }
-    const decl: MetricDeclaration = { name, kind, labelNames: [...labelNames], help: opts?.help, buckets: kind === 'histogram' && opts?.buckets ? [...opts.buckets] : undefined };
+    const decl: MetricDeclaration = {
+      name,
+      kind,
+      labelNames: [...labelNames],
+      help: opts?.help,
+      buckets: kind === 'histogram' && opts?.buckets ? [...opts.buckets] : undefined,
+    };
     const m = new BoundedMetric(decl, this.backend.metric(decl), this.log);
     this.metrics.set(name, m);
     return m;

@@ -136,7 +136,14 @@ export class StrategyHost {
       throw new StrategyError(`strategy ${spec.name} is already ${existing.status.state}`);
     }
     const run = {};
-    const slot: Slot = existing ?? { name: spec.name, status: { name: spec.name, state: 'starting', reason: undefined, sinceMs: 0, failures: 0 }, run, subscription: undefined, symbols: new Set(), done: undefined };
+    const slot: Slot = existing ?? {
+      name: spec.name,
+      status: { name: spec.name, state: 'starting', reason: undefined, sinceMs: 0, failures: 0 },
+      run,
+      subscription: undefined,
+      symbols: new Set(),
+      done: undefined,
+    };
     slot.run = run;
     slot.symbols = new Set(spec.symbols?.length ? spec.symbols : spec.context.symbols);
     slot.done = undefined;
@@ -204,7 +211,8 @@ export class StrategyHost {
     const intent = parsed.value;
     if (slot.symbols.size > 0) {
       for (const { field, symbol } of intentSymbols(intent)) {
-        if (!slot.symbols.has(symbol)) return this.fail(slot, run, `invalid intent: intent.${field}: ${symbol} is not one of the strategy's markets (${[...slot.symbols].join(', ')})`);
+        if (!slot.symbols.has(symbol))
+          return this.fail(slot, run, `invalid intent: intent.${field}: ${symbol} is not one of the strategy's markets (${[...slot.symbols].join(', ')})`);
       }
     }
     this.intents.next({ strategy: slot.name, intent });

@@ -155,14 +155,18 @@ export async function loadStrategy(spec: StrategyModuleSpec, opts: LoadOptions =
     params = parse(definition.params, spec.params ?? {}, `${key}.params`);
   } catch (e) {
     if (e instanceof ValidationError || e instanceof StrategyLoadError) throw e;
-    throw new ConfigError(`${key}.params`, `the params validator of ${definition.name} threw: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
+    throw new ConfigError(`${key}.params`, `the params validator of ${definition.name} threw: ${e instanceof Error ? e.message : String(e)}`, undefined, {
+      cause: e,
+    });
   }
   let symbols: readonly string[] = [];
   if (definition.symbols) {
     try {
       symbols = [...definition.symbols(params)];
     } catch (e) {
-      throw new ConfigError(`${key}.module`, `${definition.name}: symbols(params) threw: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
+      throw new ConfigError(`${key}.module`, `${definition.name}: symbols(params) threw: ${e instanceof Error ? e.message : String(e)}`, undefined, {
+        cause: e,
+      });
     }
     const bad = symbols.find((s) => typeof s !== 'string' || !SYMBOL_PATTERN.test(s));
     if (bad !== undefined) throw new ConfigError(`${key}.params`, `${definition.name} declares an invalid market ${JSON.stringify(bad)}`);
@@ -190,7 +194,10 @@ export async function loadStrategies(specs: readonly StrategyModuleSpec[], opts:
     try {
       const s = await loadStrategy(spec, { ...opts, key: `${root}[${i}]` });
       const first = seen.get(s.name);
-      if (first !== undefined) problems.push(new ConfigError(`${root}[${i}].name`, `duplicate strategy name ${JSON.stringify(s.name)} (also ${root}[${first}]); give each instance a name`));
+      if (first !== undefined)
+        problems.push(
+          new ConfigError(`${root}[${i}].name`, `duplicate strategy name ${JSON.stringify(s.name)} (also ${root}[${first}]); give each instance a name`),
+        );
       else seen.set(s.name, i);
       loaded.push(s);
     } catch (e) {

@@ -15,13 +15,7 @@ export const BATCH_ITEM_BUCKETS = [1, 2, 5, 10, 20, 50, 100];
 export const TRADING_STATES = ['ACTIVE', 'REDUCING', 'HALTED'] as const;
 export type TelemetryTradingState = (typeof TRADING_STATES)[number];
 
-const ORDER_STATUSES: readonly LocalOrderStatus[] = [
-  ...NON_TERMINAL_ORDER_STATUSES,
-  ...TERMINAL_ORDER_STATUSES,
-  'pendingNew',
-  'pendingCancel',
-  'unknown',
-];
+const ORDER_STATUSES: readonly LocalOrderStatus[] = [...NON_TERMINAL_ORDER_STATUSES, ...TERMINAL_ORDER_STATUSES, 'pendingNew', 'pendingCancel', 'unknown'];
 const SUBMIT_OUTCOMES = ['accepted', 'rejected', 'unknown', 'rate_limited'] as const;
 const SIGNING_PATHS = ['precomputed', 'deterministic'] as const;
 
@@ -79,19 +73,26 @@ export function createMetrics(): PerpbotMetrics {
   const registers = [registry];
   const collectors: Array<() => void> = [];
 
-  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
-    new Counter<L>({ name, help, labelNames, registers });
-  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
-    new Gauge<L>({ name, help, labelNames, registers });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Counter<L>({ name, help, labelNames, registers });
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Gauge<L>({ name, help, labelNames, registers });
   const histogram = (name: string, help: string, buckets: number[]) => new Histogram({ name, help, buckets, registers });
 
   const orderEvents = counter('perpbot_order_events_total', 'Order events by order status (venue and local statuses).', ['status']);
   for (const status of ORDER_STATUSES) orderEvents.inc({ status }, 0);
-  const submitOutcomes = counter('perpbot_submits_total', 'Signed batch submits by outcome (accepted, rejected, unknown; rate_limited: refused with HTTP 429 past http.rateLimitMaxWaitMs, never counted as a rejection).', ['outcome']);
+  const submitOutcomes = counter(
+    'perpbot_submits_total',
+    'Signed batch submits by outcome (accepted, rejected, unknown; rate_limited: refused with HTTP 429 past http.rateLimitMaxWaitMs, never counted as a rejection).',
+    ['outcome'],
+  );
   for (const outcome of SUBMIT_OUTCOMES) submitOutcomes.inc({ outcome }, 0);
-  const signatures = counter('perpbot_signatures_total', 'Batch signatures by path: precomputed commitment, or deterministic when none was ready (count).', ['path']);
+  const signatures = counter('perpbot_signatures_total', 'Batch signatures by path: precomputed commitment, or deterministic when none was ready (count).', [
+    'path',
+  ]);
   for (const path of SIGNING_PATHS) signatures.inc({ path }, 0);
-  const tradingState = gauge('perpbot_trading_state', 'Trading state per account: 1 for the current state (ACTIVE, REDUCING, HALTED), 0 for the others.', ['account', 'state']);
+  const tradingState = gauge('perpbot_trading_state', 'Trading state per account: 1 for the current state (ACTIVE, REDUCING, HALTED), 0 for the others.', [
+    'account',
+    'state',
+  ]);
   const setTradingState = (account: string, current: TelemetryTradingState) => {
     for (const state of TRADING_STATES) tradingState.set({ account, state }, state === current ? 1 : 0);
   };
@@ -124,7 +125,10 @@ export function createMetrics(): PerpbotMetrics {
     streamDataAgeSeconds: gauge('perpbot_stream_data_age_seconds', 'Age of the latest data per stream topic (kind:symbol), seconds.', ['topic']),
     bookUpdates: counter('perpbot_book_updates_total', 'Order book updates applied, by symbol (count).', ['symbol']),
     positionBase: gauge('perpbot_position_base', 'Signed position size by account and symbol, base units (long > 0).', ['account', 'symbol']),
-    positionNotionalUsd: gauge('perpbot_position_notional_usd', 'Signed position notional at the mark price by account and symbol, USD.', ['account', 'symbol']),
+    positionNotionalUsd: gauge('perpbot_position_notional_usd', 'Signed position notional at the mark price by account and symbol, USD.', [
+      'account',
+      'symbol',
+    ]),
     pnlUsd: gauge('perpbot_pnl_usd', 'PnL by account, symbol and kind (realized, unrealized), USD.', ['account', 'symbol', 'kind']),
     fills: counter('perpbot_fills_total', 'Own fills by account, symbol and side (count).', ['account', 'symbol', 'side']),
     openOrders: gauge('perpbot_open_orders', 'Open and pending orders of the bot per account, all symbols (count).', ['account']),
@@ -132,13 +136,19 @@ export function createMetrics(): PerpbotMetrics {
     marginUsedUsd: gauge('perpbot_margin_used_usd', 'Margin in use per account (venue margin update), USD.', ['account']),
     marginAvailableUsd: gauge('perpbot_margin_available_usd', 'Balance available for new positions per account (venue margin update), USD.', ['account']),
     dailyPnlUsd: gauge('perpbot_daily_pnl_usd', 'PnL since 00:00 UTC per account as the daily loss rule sees it, USD.', ['account']),
-    dailyLossLimitUsd: gauge('perpbot_daily_loss_limit_usd', 'Loss since 00:00 UTC that switches the account to REDUCING (risk.dailyLossLimitUsd), USD.', ['account']),
+    dailyLossLimitUsd: gauge('perpbot_daily_loss_limit_usd', 'Loss since 00:00 UTC that switches the account to REDUCING (risk.dailyLossLimitUsd), USD.', [
+      'account',
+    ]),
     tradingState,
     setTradingState,
     up: gauge('perpbot_up', '1 while the daemon runs its trading loop, else 0.'),
     ready: gauge('perpbot_ready', '1 while the daemon is ready (connected, reconciled, trading), else 0.'),
     strategyRunning: gauge('perpbot_strategy_running', '1 while the configured strategy runs, else 0.', ['account', 'strategy']),
-    strategyFailures: counter('perpbot_strategy_failures_total', 'Runs of a strategy that ended failed (threw, errored or emitted an invalid intent) (count).', ['account', 'strategy']),
+    strategyFailures: counter(
+      'perpbot_strategy_failures_total',
+      'Runs of a strategy that ended failed (threw, errored or emitted an invalid intent) (count).',
+      ['account', 'strategy'],
+    ),
     strategyAllDeniedSeconds: gauge(
       'perpbot_strategy_all_denied_seconds',
       'How long every order of a running strategy has been denied by risk, seconds (0 when its last order passed).',

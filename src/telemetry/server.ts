@@ -137,7 +137,11 @@ export function startControlServer(opts: ControlServerOptions): Promise<ControlS
       handle: async (req) =>
         mayReadStatus(req.socket.remoteAddress, req.headers.authorization, token)
           ? json(200, await opts.status())
-          : json(401, { error: 'status is served to loopback clients, or with the control token (telemetry.token) as a bearer token' }, { 'WWW-Authenticate': 'Bearer' }),
+          : json(
+              401,
+              { error: 'status is served to loopback clients, or with the control token (telemetry.token) as a bearer token' },
+              { 'WWW-Authenticate': 'Bearer' },
+            ),
     },
     '/kill': { method: 'POST', handle: (req) => control(req, (reason) => opts.kill(reason)) },
     '/resume': { method: 'POST', handle: (req) => control(req, (reason) => opts.resume(reason)) },

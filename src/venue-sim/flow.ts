@@ -138,7 +138,9 @@ export class MarketFlow {
     const isBuy = this.uniform() < buyProbability;
     const px = this.roundTick(info, m.ref);
     const sz = this.size(info, px, info.minNotional * (1 + 2 * this.uniform()));
-    const { statuses } = this.engine.applyOrderAction(m.taker, [{ order: { c: info.symbol, b: isBuy, px: 0, sz, r: false, t: { trigger: { is_market: true, triggerPx: 0 } } } }]);
+    const { statuses } = this.engine.applyOrderAction(m.taker, [
+      { order: { c: info.symbol, b: isBuy, px: 0, sz, r: false, t: { trigger: { is_market: true, triggerPx: 0 } } } },
+    ]);
     const s = statuses[0];
     const filled = s && 'filled' in s ? s.filled.totalSz : s && 'partiallyFilled' in s ? s.partiallyFilled.totalSz : 0;
     m.takerPosition += (isBuy ? filled : -filled) / (sz || 1);

@@ -68,7 +68,7 @@ describe('perpbot command line: exit status follows the per-item statuses', () =
     expect(lines[0]).toMatch(/open positions/);
   });
 
-  it('--version prints the package version; help COMMAND prints that command\'s help; a venue that is not there exits 1 in one line', () => {
+  it("--version prints the package version; help COMMAND prints that command's help; a venue that is not there exits 1 in one line", () => {
     const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     const v = perpbot(['--version']);
     expect(v.status).toBe(0);

@@ -49,7 +49,23 @@ describe('perpbot CLI', () => {
     const { vectors } = JSON.parse(readFileSync(VECTORS, 'utf8')) as { vectors: any[] };
     for (const v of vectors) {
       const r = perpbot(
-        ['sign', '--dialect', 'current', '--actions', '-', '--account', v.account, '--nonce', v.nonce, '--network', v.domain, '--key', seedFile, '--mode', v.mode.toLowerCase()],
+        [
+          'sign',
+          '--dialect',
+          'current',
+          '--actions',
+          '-',
+          '--account',
+          v.account,
+          '--nonce',
+          v.nonce,
+          '--network',
+          v.domain,
+          '--key',
+          seedFile,
+          '--mode',
+          v.mode.toLowerCase(),
+        ],
         JSON.stringify(v.actions),
       );
       expect(r.stderr).toBe('');
@@ -63,7 +79,10 @@ describe('perpbot CLI', () => {
   });
 
   it('signs a v1 order whose signature verifies over the printed message, with a bare-integer nonce and predicted order ids', () => {
-    const action = { type: 'order', orders: [{ order: { c: 'BTC-USD', b: true, px: 100.5, sz: 0.25, r: false, t: { limit: { tif: 'GTC' } } } }, { cancelAll: { c: [] } }] };
+    const action = {
+      type: 'order',
+      orders: [{ order: { c: 'BTC-USD', b: true, px: 100.5, sz: 0.25, r: false, t: { limit: { tif: 'GTC' } } } }, { cancelAll: { c: [] } }],
+    };
     const nonce = '1763770000000000123';
     const r = perpbot(['sign', '--dialect', 'v1', '--actions', '-', '--nonce', nonce, '--key', seedFile], JSON.stringify(action));
     expect(r.status).toBe(0);
@@ -80,7 +99,11 @@ describe('perpbot CLI', () => {
     const cases: Array<[string, unknown, RegExp]> = [
       ['current', [{ l: { c: 'BTC-USD', b: true, px: '100', sz: -1, tif: 'GTC', r: false, i: false } }], /actions\[0\]\.l\.sz/],
       ['current', [{ l: { c: 'btc-usd', b: true, px: '100', sz: 1, tif: 'GTC', r: false, i: false } }], /actions\[0\]\.l\.c/],
-      ['v1', { type: 'order', orders: [{ order: { c: 'BTC-USD', b: true, px: 1, sz: 1, r: false, t: { limit: { tif: 'FOK' } } } }] }, /action\.orders\[0\]\.order\.t\.limit\.tif/],
+      [
+        'v1',
+        { type: 'order', orders: [{ order: { c: 'BTC-USD', b: true, px: 1, sz: 1, r: false, t: { limit: { tif: 'FOK' } } } }] },
+        /action\.orders\[0\]\.order\.t\.limit\.tif/,
+      ],
     ];
     for (const [dialect, actions, field] of cases) {
       const r = perpbot(['sign', '--dialect', dialect, '--actions', '-', '--nonce', '1', '--key', seedFile], JSON.stringify(actions));

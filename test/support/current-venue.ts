@@ -91,7 +91,9 @@ export class CurrentVenue {
     if (sz === 0) levels.delete(px);
     else levels.set(px, sz);
     const level = [{ px, sz, n: 0 }];
-    this.publish(`l2delta.${symbol}`, 'l2Delta', { book: { updateType: 'delta', symbol, levels: side === 'bid' ? [level, []] : [[], level], timestamp: nextMs() } });
+    this.publish(`l2delta.${symbol}`, 'l2Delta', {
+      book: { updateType: 'delta', symbol, levels: side === 'bid' ? [level, []] : [[], level], timestamp: nextMs() },
+    });
   }
 
   wireBook(symbol: string, nlevels = Infinity): WireBook {
@@ -136,7 +138,21 @@ export class CurrentVenue {
   placeOrder(user: string, orderId: string, symbol: string, isBuy: boolean, price: number, size: number, postOnly = false): void {
     const signed = isBuy ? size : -size;
     const order: OpenOrderRow = {
-      symbol, orderId, price, originalSize: signed, size: signed, filledSize: 0, vwap: 0, maker: true, reduceOnly: false, orderType: 'limit', trigger: null, tif: postOnly ? 'postOnly' : 'gtc', status: 'resting', timestamp: nextNs(), iso: false,
+      symbol,
+      orderId,
+      price,
+      originalSize: signed,
+      size: signed,
+      filledSize: 0,
+      vwap: 0,
+      maker: true,
+      reduceOnly: false,
+      orderType: 'limit',
+      trigger: null,
+      tif: postOnly ? 'postOnly' : 'gtc',
+      status: 'resting',
+      timestamp: nextNs(),
+      iso: false,
     };
     this.account(user).orders.set(orderId, order);
     this.publishOrder(user, order);
@@ -150,13 +166,47 @@ export class CurrentVenue {
     const sign = Math.sign(o.originalSize);
     const filledSize = o.filledSize + size;
     const done = filledSize >= Math.abs(o.originalSize);
-    const updated: OpenOrderRow = { ...o, size: sign * (Math.abs(o.originalSize) - filledSize), filledSize, vwap: o.price, status: done ? 'filled' : 'working', timestamp: ts };
+    const updated: OpenOrderRow = {
+      ...o,
+      size: sign * (Math.abs(o.originalSize) - filledSize),
+      filledSize,
+      vwap: o.price,
+      status: done ? 'filled' : 'working',
+      timestamp: ts,
+    };
     a.fills.unshift({
-      maker: user, taker, orderIdMaker: orderId, orderIdTaker: key(0xee), isBuy: sign < 0, symbol: o.symbol, amount: size, price: o.price, makerFee: 0, takerFee: 0, fee: 0, reasonCode: 0, iso: false, counterpartyHint: 'abcd..wxyz', slot: 1, timestamp: ts,
+      maker: user,
+      taker,
+      orderIdMaker: orderId,
+      orderIdTaker: key(0xee),
+      isBuy: sign < 0,
+      symbol: o.symbol,
+      amount: size,
+      price: o.price,
+      makerFee: 0,
+      takerFee: 0,
+      fee: 0,
+      reasonCode: 0,
+      iso: false,
+      counterpartyHint: 'abcd..wxyz',
+      slot: 1,
+      timestamp: ts,
     });
     const pos = a.positions.get(o.symbol) ?? { size: 0, price: o.price };
     a.positions.set(o.symbol, { size: pos.size + sign * size, price: o.price });
-    this.publish(`account.${user}`, 'account', { type: 'fill', symbol: o.symbol, orderId, price: o.price, size, fee: 0, isBuy: sign < 0, reasonCode: 0, counterpartyHint: 'abcd..wxyz', timestamp: ts, maker: true });
+    this.publish(`account.${user}`, 'account', {
+      type: 'fill',
+      symbol: o.symbol,
+      orderId,
+      price: o.price,
+      size,
+      fee: 0,
+      isBuy: sign < 0,
+      reasonCode: 0,
+      counterpartyHint: 'abcd..wxyz',
+      timestamp: ts,
+      maker: true,
+    });
     if (done) this.finish(user, updated);
     else a.orders.set(orderId, updated);
     this.publishOrder(user, updated);
@@ -176,14 +226,42 @@ export class CurrentVenue {
     const a = this.account(user);
     a.orders.delete(o.orderId);
     a.history.unshift({
-      orderId: o.orderId, symbol: o.symbol, side: o.originalSize < 0 ? 'sell' : 'buy', orderType: o.orderType, tif: o.tif, price: o.price, vwap: o.vwap, originalSize: o.originalSize,
-      executedSize: o.filledSize, reduceOnly: o.reduceOnly, trigger: null, status: o.status, reason: null, iso: false, slot: 1, timestamp: o.timestamp,
+      orderId: o.orderId,
+      symbol: o.symbol,
+      side: o.originalSize < 0 ? 'sell' : 'buy',
+      orderType: o.orderType,
+      tif: o.tif,
+      price: o.price,
+      vwap: o.vwap,
+      originalSize: o.originalSize,
+      executedSize: o.filledSize,
+      reduceOnly: o.reduceOnly,
+      trigger: null,
+      status: o.status,
+      reason: null,
+      iso: false,
+      slot: 1,
+      timestamp: o.timestamp,
     });
   }
 
   private publishOrder(user: string, o: OpenOrderRow): void {
     this.publish(`account.${user}`, 'account', {
-      type: 'orderUpdate', ot: o.orderType, status: o.status, sym: o.symbol, oid: o.orderId, px: o.price, origSz: o.originalSize, sz: o.size, fillSz: o.filledSize, vwap: o.vwap, tif: o.tif, r: o.reduceOnly, mk: o.maker, trigger: null, ts: o.timestamp,
+      type: 'orderUpdate',
+      ot: o.orderType,
+      status: o.status,
+      sym: o.symbol,
+      oid: o.orderId,
+      px: o.price,
+      origSz: o.originalSize,
+      sz: o.size,
+      fillSz: o.filledSize,
+      vwap: o.vwap,
+      tif: o.tif,
+      r: o.reduceOnly,
+      mk: o.maker,
+      trigger: null,
+      ts: o.timestamp,
     });
   }
 
@@ -194,8 +272,22 @@ export class CurrentVenue {
   private positionRow(a: CurrentAccount, symbol: string) {
     const { size, price } = a.positions.get(symbol)!;
     return {
-      symbol, size, price, fairPrice: price, notional: Math.abs(size) * price, realizedPnl: 0, unrealizedPnl: 1.5, leverage: 10, liquidationPrice: price * 0.9,
-      fees: 0, funding: 0, maintenanceMargin: 1, lambda: 0, riskAllocation: 0, iso: false, protection: null,
+      symbol,
+      size,
+      price,
+      fairPrice: price,
+      notional: Math.abs(size) * price,
+      realizedPnl: 0,
+      unrealizedPnl: 1.5,
+      leverage: 10,
+      liquidationPrice: price * 0.9,
+      fees: 0,
+      funding: 0,
+      maintenanceMargin: 1,
+      lambda: 0,
+      riskAllocation: 0,
+      iso: false,
+      protection: null,
     };
   }
 
@@ -241,7 +333,13 @@ export class CurrentVenue {
       ws.on('close', () => this.sockets.delete(ws));
     });
     const topicOf = (s: { type?: string; symbol?: string; user?: string }) =>
-      s.type === 'l2Delta' ? `l2delta.${s.symbol}` : s.type === 'l2Snapshot' ? `l2snapshot.${s.symbol}` : s.type === 'account' ? `account.${s.user}` : `${s.type}.${s.symbol}`;
+      s.type === 'l2Delta'
+        ? `l2delta.${s.symbol}`
+        : s.type === 'l2Snapshot'
+          ? `l2snapshot.${s.symbol}`
+          : s.type === 'account'
+            ? `account.${s.user}`
+            : `${s.type}.${s.symbol}`;
     this.hub = new WsHub(this.wss, { resolve: (sub) => ({ topics: [topicOf(sub as object)] }), initial: (topic) => this.initial(topic) });
     return new Promise((resolve) => {
       this.server.listen(0, '127.0.0.1', () => {
@@ -262,9 +360,12 @@ export class CurrentVenue {
         const q = JSON.parse(body) as { type: string; user: string };
         return this.reply(res, stringifyJson(this.accountRows(q.type, q.user)));
       }
-      if (path === '/l2book') return this.reply(res, stringifyJson(this.wireBook(url.searchParams.get('coin')!, Number(url.searchParams.get('nlevels') ?? Infinity))));
+      if (path === '/l2book')
+        return this.reply(res, stringifyJson(this.wireBook(url.searchParams.get('coin')!, Number(url.searchParams.get('nlevels') ?? Infinity))));
       if (path === '/exchangeInfo') {
-        const markets = Object.fromEntries([...this.books.keys()].map((symbol) => [symbol, { symbol, status: 'TRADING', tickSize: 0.5, lotSize: 0.001, minNotional: 10, maxLeverage: 50 }]));
+        const markets = Object.fromEntries(
+          [...this.books.keys()].map((symbol) => [symbol, { symbol, status: 'TRADING', tickSize: 0.5, lotSize: 0.001, minNotional: 10, maxLeverage: 50 }]),
+        );
         return this.reply(res, JSON.stringify({ symbols: Object.keys(markets), markets }));
       }
       if (path === '/order') return this.reply(res, this.orderAnswers.shift() ?? '{"status":"ok","response":{"type":"order","data":{"statuses":[]}}}');

@@ -115,7 +115,9 @@ export class LoopbackVenue {
     if (sz === 0) levels.delete(px);
     else levels.set(px, sz);
     const level = [{ px, sz, n: 0 }];
-    this.publish(`l2delta.${symbol}`, 'l2Delta', { book: { updateType: 'delta', symbol, levels: side === 'bid' ? [level, []] : [[], level], timestamp: nextMs() } });
+    this.publish(`l2delta.${symbol}`, 'l2Delta', {
+      book: { updateType: 'delta', symbol, levels: side === 'bid' ? [level, []] : [[], level], timestamp: nextMs() },
+    });
   }
 
   wireBook(symbol: string, nlevels = Infinity): Book {
@@ -148,7 +150,19 @@ export class LoopbackVenue {
 
   placeOrder(user: string, orderId: string, symbol: string, isBuy: boolean, price: number, size: number): void {
     const order: OpenOrder = {
-      symbol, orderId, price, originalSize: size, size, filledSize: 0, vwap: 0, isBuy, maker: true, reduceOnly: false, tif: 'gtc', status: 'placed', timestamp: nextTs(),
+      symbol,
+      orderId,
+      price,
+      originalSize: size,
+      size,
+      filledSize: 0,
+      vwap: 0,
+      isBuy,
+      maker: true,
+      reduceOnly: false,
+      tif: 'gtc',
+      status: 'placed',
+      timestamp: nextTs(),
     };
     this.account(user).orders.set(orderId, order);
     this.publishOrder(user, order, null);
@@ -160,12 +174,40 @@ export class LoopbackVenue {
     const o = a.orders.get(orderId)!;
     const ts = nextTs();
     const filledSize = o.filledSize + size;
-    const updated: OpenOrder = { ...o, size: o.originalSize - filledSize, filledSize, vwap: o.price, status: filledSize >= o.originalSize ? 'filled' : 'working', timestamp: ts };
+    const updated: OpenOrder = {
+      ...o,
+      size: o.originalSize - filledSize,
+      filledSize,
+      vwap: o.price,
+      status: filledSize >= o.originalSize ? 'filled' : 'working',
+      timestamp: ts,
+    };
     a.fills.unshift({
-      maker: user, taker, orderIdMaker: orderId, orderIdTaker: key(0xee), isBuy: !o.isBuy, symbol: o.symbol, amount: size, price: o.price, makerFee: 0, takerFee: 0, slot: 1n, timestamp: ts,
+      maker: user,
+      taker,
+      orderIdMaker: orderId,
+      orderIdTaker: key(0xee),
+      isBuy: !o.isBuy,
+      symbol: o.symbol,
+      amount: size,
+      price: o.price,
+      makerFee: 0,
+      takerFee: 0,
+      slot: 1n,
+      timestamp: ts,
     });
     this.publish(`account.${user}`, 'account', {
-      type: 'fill', symbol: o.symbol, orderId, price: o.price, size, fee: 0, isBuy: !o.isBuy, reasonCode: 0, counterpartyHint: 'abcd..wxyz', timestamp: ts, maker: true,
+      type: 'fill',
+      symbol: o.symbol,
+      orderId,
+      price: o.price,
+      size,
+      fee: 0,
+      isBuy: !o.isBuy,
+      reasonCode: 0,
+      counterpartyHint: 'abcd..wxyz',
+      timestamp: ts,
+      maker: true,
     });
     if (updated.status === 'filled') this.finish(user, updated);
     else a.orders.set(orderId, updated);
@@ -183,8 +225,20 @@ export class LoopbackVenue {
     const a = this.account(user);
     a.orders.delete(o.orderId);
     a.history.unshift({
-      orderId: o.orderId, symbol: o.symbol, side: o.isBuy ? 'buy' : 'sell', orderType: 'limit', tif: 'gtc', price: o.price, vwap: o.vwap, originalSize: o.originalSize,
-      executedSize: o.filledSize, reduceOnly: false, status: o.status as OrderHistoryEntry['status'], reason: null, slot: 1n, timestamp: o.timestamp,
+      orderId: o.orderId,
+      symbol: o.symbol,
+      side: o.isBuy ? 'buy' : 'sell',
+      orderType: 'limit',
+      tif: 'gtc',
+      price: o.price,
+      vwap: o.vwap,
+      originalSize: o.originalSize,
+      executedSize: o.filledSize,
+      reduceOnly: false,
+      status: o.status as OrderHistoryEntry['status'],
+      reason: null,
+      slot: 1n,
+      timestamp: o.timestamp,
     });
   }
 
@@ -254,7 +308,15 @@ export class LoopbackVenue {
         resolve: (sub) => {
           const s = sub as { type?: string; symbol?: string; user?: string };
           const topic =
-            s.type === 'l2Delta' ? `l2delta.${s.symbol}` : s.type === 'l2Snapshot' ? `l2snapshot.${s.symbol}` : s.type === 'account' ? `account.${s.user}` : s.type === 'frontendContext' ? 'frontendContext' : `${s.type}.${s.symbol}`;
+            s.type === 'l2Delta'
+              ? `l2delta.${s.symbol}`
+              : s.type === 'l2Snapshot'
+                ? `l2snapshot.${s.symbol}`
+                : s.type === 'account'
+                  ? `account.${s.user}`
+                  : s.type === 'frontendContext'
+                    ? 'frontendContext'
+                    : `${s.type}.${s.symbol}`;
           return { topics: [topic] };
         },
         initial: (topic) => this.initial(topic),
@@ -299,8 +361,14 @@ export class LoopbackVenue {
         const q = JSON.parse(body) as { type: string; user: string };
         return this.reply(res, 200, stringifyJson(this.accountRows(q.type, q.user)));
       }
-      if (path === '/l2book') return this.reply(res, 200, stringifyJson(this.wireBook(url.searchParams.get('coin')!, Number(url.searchParams.get('nlevels') ?? Infinity))));
-      if (path === '/exchangeInfo') return this.reply(res, 200, JSON.stringify([...this.books.keys()].map((symbol) => ({ symbol, tickSize: 0.5, lotSize: 0.001, minNotional: 10, maxLeverage: 50 }))));
+      if (path === '/l2book')
+        return this.reply(res, 200, stringifyJson(this.wireBook(url.searchParams.get('coin')!, Number(url.searchParams.get('nlevels') ?? Infinity))));
+      if (path === '/exchangeInfo')
+        return this.reply(
+          res,
+          200,
+          JSON.stringify([...this.books.keys()].map((symbol) => ({ symbol, tickSize: 0.5, lotSize: 0.001, minNotional: 10, maxLeverage: 50 }))),
+        );
       const answer = this.opts.onAction?.(path, body) ?? { status: 200, body: '{"status":"ok","response":{"type":"order","data":{"statuses":[]}}}' };
       this.reply(res, answer.status, answer.body, answer.headers);
     });

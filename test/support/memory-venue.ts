@@ -45,7 +45,11 @@ export class MemoryVenue implements Venue {
   constructor(private readonly rules: readonly MarketRules[]) {}
 
   readonly market = {
-    book$: (symbol: string) => concat(defer(() => (this.books.has(symbol) ? of(this.snapshotOf(symbol)) : of())), this.filtered(this.bookUpdates, symbol)),
+    book$: (symbol: string) =>
+      concat(
+        defer(() => (this.books.has(symbol) ? of(this.snapshotOf(symbol)) : of())),
+        this.filtered(this.bookUpdates, symbol),
+      ),
     resyncBook: (symbol: string) => this.books.has(symbol) && this.bookUpdates.next(this.snapshotOf(symbol)),
     bookSnapshot: async (symbol: string) => this.snapshotOf(symbol),
     trades$: (symbol: string) => this.filtered(this.trades, symbol),
@@ -83,7 +87,19 @@ export class MemoryVenue implements Venue {
     this.bookUpdates.next(this.snapshotOf(symbol));
     const mid = (bids[0]![0] + asks[0]![0]) / 2;
     const nowNs = this.clock.nowNs();
-    this.tickers.next({ symbol, lastPrice: mid, markPrice: mid, oraclePrice: mid, fundingRate: 0, openInterest: 0, volume24h: 0, volume24hUsd: 0, high24hPrice: mid, low24hPrice: mid, venueTimeNs: nowNs });
+    this.tickers.next({
+      symbol,
+      lastPrice: mid,
+      markPrice: mid,
+      oraclePrice: mid,
+      fundingRate: 0,
+      openInterest: 0,
+      volume24h: 0,
+      volume24hUsd: 0,
+      high24hPrice: mid,
+      low24hPrice: mid,
+      venueTimeNs: nowNs,
+    });
   }
 
   /** A public trade at `price`: every resting order it crosses fills whole at its own price. */
@@ -160,14 +176,32 @@ export class MemoryVenue implements Venue {
 
   private fill(owner: string, order: VenueOrder, price: number, maker: boolean): void {
     const size = order.remainingSize;
-    const fill: Fill = { symbol: order.symbol, orderId: order.orderId, side: order.side, price, size, feeUsd: 0, maker, cause: 'trade', venueTimeNs: this.clock.nowNs() };
+    const fill: Fill = {
+      symbol: order.symbol,
+      orderId: order.orderId,
+      side: order.side,
+      price,
+      size,
+      feeUsd: 0,
+      maker,
+      cause: 'trade',
+      venueTimeNs: this.clock.nowNs(),
+    };
     this.fillLog.set(owner, [...(this.fillLog.get(owner) ?? []), fill]);
     this.report(owner, { ...order, remainingSize: 0, filledSize: order.originalSize, avgFillPrice: price, maker, status: 'filled' });
     this.accountUpdates.next({ account: owner, update: { kind: 'fill', fill } });
     const held = this.positions.get(owner) ?? new Map<string, Position>();
     this.positions.set(owner, held);
     const before = held.get(order.symbol)?.size ?? 0;
-    const position: Position = { symbol: order.symbol, size: before + (order.side === 'buy' ? size : -size), entryPrice: price, realizedPnlUsd: 0, leverage: 1, unrealizedPnlUsd: 0, liquidationPrice: undefined };
+    const position: Position = {
+      symbol: order.symbol,
+      size: before + (order.side === 'buy' ? size : -size),
+      entryPrice: price,
+      realizedPnlUsd: 0,
+      leverage: 1,
+      unrealizedPnlUsd: 0,
+      liquidationPrice: undefined,
+    };
     held.set(order.symbol, position);
     this.accountUpdates.next({ account: owner, update: { kind: 'position', position } });
   }

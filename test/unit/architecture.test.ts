@@ -31,8 +31,14 @@ function graphOf(sources: ReadonlyMap<string, string>): Graph {
   const packages = new Map<string, string[]>();
   for (const [file, text] of sources) {
     const all = specifiers(text);
-    local.set(file, all.filter((s) => s.startsWith('.')).map((s) => relative(ROOT, resolve(ROOT, dirname(file), s.replace(/\.js$/, '.ts')))));
-    packages.set(file, all.filter((s) => !s.startsWith('.')));
+    local.set(
+      file,
+      all.filter((s) => s.startsWith('.')).map((s) => relative(ROOT, resolve(ROOT, dirname(file), s.replace(/\.js$/, '.ts')))),
+    );
+    packages.set(
+      file,
+      all.filter((s) => !s.startsWith('.')),
+    );
   }
   return { local, packages };
 }
@@ -56,7 +62,11 @@ function documentedRules(): Map<string, Rule> {
   const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
   const section = doc.slice(doc.indexOf('### Dependency rules (enforced)'));
   const rules = new Map<string, Rule>();
-  const list = (cell: string) => cell.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (cell: string) =>
+    cell
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   for (const [, name, may, never] of section.matchAll(/^\| ([a-z-]+) \|([^|]*)\|([^|]*)\|$/gm)) {
     if (name === 'area') continue;
     rules.set(name!, { mayImport: list(may!), neverPackages: list(never!) });
@@ -142,7 +152,14 @@ describe('architecture', () => {
   });
 
   it('finds a cycle, and a cycle through a type-only import', () => {
-    expect(cycles(new Map([['a', ['b']], ['b', ['a']]]))).toEqual(['a → b → a']);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+        ]),
+      ),
+    ).toEqual(['a → b → a']);
     const typeOnly = graphOf(
       new Map([
         ['src/x.ts', `import type { Y } from './y.js';`],

@@ -38,10 +38,13 @@ describe('Dockerfile', () => {
     expect(instructions.find((l) => l.startsWith('EXPOSE '))).toBe('EXPOSE ${PERPBOT_METRICS_PORT}');
   });
 
-  it('stops with SIGTERM and documents a stop timeout longer than the daemon\'s shutdown deadline', () => {
+  it("stops with SIGTERM and documents a stop timeout longer than the daemon's shutdown deadline", () => {
     expect(instructions).toContain('STOPSIGNAL SIGTERM');
     const budgetMs = config.shutdown.deadlineMs + CLOSE_MARGIN_MS;
-    const documented = [...readme.matchAll(/docker (?:stop -t|run --stop-timeout) (\d+)/g), ...dockerfile.matchAll(/docker (?:stop -t|run --stop-timeout) (\d+)/g)];
+    const documented = [
+      ...readme.matchAll(/docker (?:stop -t|run --stop-timeout) (\d+)/g),
+      ...dockerfile.matchAll(/docker (?:stop -t|run --stop-timeout) (\d+)/g),
+    ];
     expect(documented.length).toBeGreaterThanOrEqual(2);
     for (const m of documented) expect(Number(m[1]) * 1000, m[0]).toBeGreaterThan(budgetMs);
   });

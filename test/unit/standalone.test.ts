@@ -19,18 +19,23 @@ function files(dir: string, ends: string[]): string[] {
 
 /** Markdown files of the project itself (copied references are checked by hash, not link by link). */
 const ownMarkdown = (): string[] =>
-  files(ROOT, ['.md']).filter((f) => !relative(ROOT, f).startsWith('docs/spec/') && !relative(ROOT, f).startsWith('docs/reference/') && !relative(ROOT, f).startsWith('test/fixtures/'));
+  files(ROOT, ['.md']).filter(
+    (f) => !relative(ROOT, f).startsWith('docs/spec/') && !relative(ROOT, f).startsWith('docs/reference/') && !relative(ROOT, f).startsWith('test/fixtures/'),
+  );
 
 describe('the repository stands alone', () => {
   it('no source, test, config or script names a path outside the clone', () => {
     const outside = files(ROOT, ['.ts', '.js', '.yaml', '.yml', '.json', '.md', 'Dockerfile', 'run'])
-      .filter((f) => !relative(ROOT, f).startsWith('docs/spec/') && !relative(ROOT, f).startsWith('docs/reference/') && !relative(ROOT, f).startsWith('test/fixtures/'))
+      .filter(
+        (f) =>
+          !relative(ROOT, f).startsWith('docs/spec/') && !relative(ROOT, f).startsWith('docs/reference/') && !relative(ROOT, f).startsWith('test/fixtures/'),
+      )
       .filter((f) => /\.\.\/shared\b|\/work\/shared/.test(readFileSync(f, 'utf8')))
       .map((f) => relative(ROOT, f));
     expect(outside).toEqual([]);
   });
 
-  it('every relative link of the project\'s Markdown resolves to a file in the clone', () => {
+  it("every relative link of the project's Markdown resolves to a file in the clone", () => {
     const broken: string[] = [];
     for (const file of ownMarkdown()) {
       for (const m of readFileSync(file, 'utf8').matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
@@ -47,7 +52,9 @@ describe('the repository stands alone', () => {
     const rows = [...readFileSync(join(ROOT, 'docs/provenance.md'), 'utf8').matchAll(/^\| `([^`]+)` \| `([0-9a-f]{64})` \|/gm)];
     expect(rows.length).toBeGreaterThanOrEqual(7);
     for (const [, path, sha] of rows) {
-      const actual = createHash('sha256').update(readFileSync(join(ROOT, path!))).digest('hex');
+      const actual = createHash('sha256')
+        .update(readFileSync(join(ROOT, path!)))
+        .digest('hex');
       expect({ path, sha: actual }).toEqual({ path, sha });
     }
   });
@@ -69,8 +76,14 @@ describe('the repository stands alone', () => {
   });
 
   it('a package only tests use is a dev dependency', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
-    const runtime = files(join(ROOT, 'src'), ['.ts']).concat(files(join(ROOT, 'strategies'), ['.ts'])).map((f) => readFileSync(f, 'utf8')).join('\n');
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    const runtime = files(join(ROOT, 'src'), ['.ts'])
+      .concat(files(join(ROOT, 'strategies'), ['.ts']))
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
     const testOnly = Object.keys(pkg.dependencies).filter((name) => !runtime.includes(`'${name}'`) && !runtime.includes(`'${name}/`));
     expect(testOnly).toEqual([]);
   });

@@ -58,7 +58,9 @@ export async function account(argv: string[], out: (line: string) => void): Prom
   }
 }
 
-type FullAccountRow = { fullAccount: { positions: Row[]; openOrders: Row[]; marginSummary: { positions: Row[] }; settings: { maxLeverage: [string, number][] } } };
+type FullAccountRow = {
+  fullAccount: { positions: Row[]; openOrders: Row[]; marginSummary: { positions: Row[] }; settings: { maxLeverage: [string, number][] } };
+};
 
 function render(type: AccountQueryType, rows: readonly Record<string, unknown>[]): string {
   if (type !== 'fullAccount') return formatTable(rows.map((r) => Object.values(r)[0] as Row));

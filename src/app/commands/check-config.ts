@@ -73,11 +73,15 @@ function ownKey(a: DaemonConfig['accounts'][number], index: number): string | un
 /** Reads markets, mids and the owners' accounts from the venue (an embedded one for venue.mode local) and checks the config against them. */
 async function onlineChecks(config: DaemonConfig, strategies: readonly LoadedStrategy[], doc: YamlDocument) {
   const local =
-    config.venue.mode === 'local'
-      ? await startVenue({ ...venueOptions(config.venue.local), host: '127.0.0.1', port: 0, verifyOnWorker: false })
-      : undefined;
+    config.venue.mode === 'local' ? await startVenue({ ...venueOptions(config.venue.local), host: '127.0.0.1', port: 0, verifyOnWorker: false }) : undefined;
   const url = local?.url ?? config.venue.url!;
-  const http = new HttpClient({ baseUrl: url, dialect: config.venue.dialect, timeoutMs: config.http.timeoutMs, rateLimitMaxWaitMs: config.http.rateLimitMaxWaitMs, readRetries: 1 });
+  const http = new HttpClient({
+    baseUrl: url,
+    dialect: config.venue.dialect,
+    timeoutMs: config.http.timeoutMs,
+    rateLimitMaxWaitMs: config.http.rateLimitMaxWaitMs,
+    readRetries: 1,
+  });
   try {
     // One flow round: the embedded venue's books have both sides, as they do by the time the daemon quotes.
     local?.step();

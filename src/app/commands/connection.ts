@@ -125,7 +125,13 @@ export async function submitAction(venue: VenueTarget, request: ActionRequest, o
   }
 }
 
-function printOutcome(venue: VenueTarget, outcome: SubmitOutcome, failed: readonly FailedItem[], orderIds: (string | null)[], out: (line: string) => void): void {
+function printOutcome(
+  venue: VenueTarget,
+  outcome: SubmitOutcome,
+  failed: readonly FailedItem[],
+  orderIds: (string | null)[],
+  out: (line: string) => void,
+): void {
   const ids = orderIds.filter((id): id is string => id !== null);
   if (venue.json) {
     const { request: _request, ...rest } = outcome as SubmitOutcome & { request?: unknown };
@@ -151,6 +157,7 @@ function printOutcome(venue: VenueTarget, outcome: SubmitOutcome, failed: readon
 /** Parses a positive finite number argument; UsageError naming `what` otherwise. */
 export function positiveNumber(what: string, text: string | undefined): number {
   const n = Number(text);
-  if (text === undefined || text.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`${what} must be a positive number; got ${JSON.stringify(text ?? null)}`);
+  if (text === undefined || text.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new UsageError(`${what} must be a positive number; got ${JSON.stringify(text ?? null)}`);
   return n;
 }

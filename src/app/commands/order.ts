@@ -19,7 +19,14 @@ ${VENUE_HELP}`;
 export function order(argv: string[], out: (line: string) => void): Promise<number> | number {
   const { values, positionals } = parseCommand(
     argv,
-    { ...VENUE_OPTIONS, price: { type: 'string' }, tif: { type: 'string' }, 'reduce-only': { type: 'boolean' }, cloid: { type: 'string' }, account: { type: 'string' } },
+    {
+      ...VENUE_OPTIONS,
+      price: { type: 'string' },
+      tif: { type: 'string' },
+      'reduce-only': { type: 'boolean' },
+      cloid: { type: 'string' },
+      account: { type: 'string' },
+    },
     true,
   );
   if (values.help) {

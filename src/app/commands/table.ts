@@ -15,6 +15,10 @@ export function formatTable(rows: readonly Row[], columns?: readonly string[]): 
   const cols = columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const cells = rows.map((r) => cols.map((c) => cell(r[c])));
   const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line([...cols]), ...cells.map(line)].join('\n');
 }

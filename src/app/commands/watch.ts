@@ -47,7 +47,8 @@ export function watch(argv: string[], out: (line: string) => void): Promise<numb
     info(fields) {
       const f = fields as { error?: unknown; delayMs?: unknown };
       if (typeof f.error === 'string') why = failureReason(f.error);
-      if (typeof f.delayMs === 'number') process.stderr.write(`perpbot watch: venue ${venue.wsUrl} not reachable (${why}), retrying in ${secondsText(f.delayMs)} s\n`);
+      if (typeof f.delayMs === 'number')
+        process.stderr.write(`perpbot watch: venue ${venue.wsUrl} not reachable (${why}), retrying in ${secondsText(f.delayMs)} s\n`);
     },
     warn: () => undefined,
   };

@@ -34,7 +34,8 @@ export function crossFieldIssues(c: DaemonConfig): Issue[] {
     const principal = index.get(a.agentOf);
     if (a.agentOf === a.name) out.push({ field, message: 'an account cannot be its own agent' });
     else if (principal === undefined) out.push({ field, message: unknown(a.agentOf) });
-    else if (c.accounts[principal]!.agentOf !== undefined) out.push({ field, message: `${JSON.stringify(a.agentOf)} is itself an agent; name an account that signs with its own key` });
+    else if (c.accounts[principal]!.agentOf !== undefined)
+      out.push({ field, message: `${JSON.stringify(a.agentOf)} is itself an agent; name an account that signs with its own key` });
   });
   const traders = new Map<string, string>();
   c.strategies.forEach((s, i) => {
@@ -51,7 +52,8 @@ export function crossFieldIssues(c: DaemonConfig): Issue[] {
     }
   });
   if (c.venue.mode === 'remote') {
-    for (const key of ['url', 'wsUrl'] as const) if (c.venue[key] === undefined) out.push({ field: `venue.${key}`, message: 'required when venue.mode is remote' });
+    for (const key of ['url', 'wsUrl'] as const)
+      if (c.venue[key] === undefined) out.push({ field: `venue.${key}`, message: 'required when venue.mode is remote' });
   }
   return out;
 }
@@ -120,7 +122,8 @@ function declared(s: LoadedStrategy, i: number, kind: SizeKind): { sizes: readon
     const x = d as Partial<SizeDeclaration> | null;
     return typeof x?.symbol === 'string' && typeof x.key === 'string' && typeof x.size === 'number' && x.size > 0 && Number.isFinite(x.size);
   };
-  if (!Array.isArray(sizes) || !sizes.every(valid)) return { issue: { field, message: `${s.definition.name}: ${kind}(params) must return [{symbol, size > 0, key}], got ${JSON.stringify(sizes)}` } };
+  if (!Array.isArray(sizes) || !sizes.every(valid))
+    return { issue: { field, message: `${s.definition.name}: ${kind}(params) must return [{symbol, size > 0, key}], got ${JSON.stringify(sizes)}` } };
   return { sizes };
 }
 
@@ -130,7 +133,11 @@ function declared(s: LoadedStrategy, i: number, kind: SizeKind): { sizes: readon
  * `mids`, an order notional (size on the lot grid × mid) below its minimum notional. A market without a mid is a
  * warning (its minimum notional not checked) when `mids` is given.
  */
-export function marketRuleFindings(strategies: readonly LoadedStrategy[], markets: ReadonlyMap<string, MarketRules>, mids?: ReadonlyMap<string, number>): Findings {
+export function marketRuleFindings(
+  strategies: readonly LoadedStrategy[],
+  markets: ReadonlyMap<string, MarketRules>,
+  mids?: ReadonlyMap<string, number>,
+): Findings {
   const errors: Issue[] = [];
   const warnings: Issue[] = [];
   const listed = [...markets.keys()].join(', ');
@@ -161,11 +168,15 @@ export function marketRuleFindings(strategies: readonly LoadedStrategy[], market
         if (kind !== 'orderSizes' || mids === undefined || minNotional === 0) continue;
         const mid = mids.get(d.symbol);
         if (mid === undefined) {
-          if (!unpriced.has(d.symbol)) warnings.push({ field, message: `the venue's ${d.symbol} book has no bid or no ask: the minimum notional (${minNotional} USD) is not checked` });
+          if (!unpriced.has(d.symbol))
+            warnings.push({ field, message: `the venue's ${d.symbol} book has no bid or no ask: the minimum notional (${minNotional} USD) is not checked` });
           unpriced.add(d.symbol);
         } else if (lots * mid < minNotional) {
           const rounded = lots === d.size ? `${d.size}` : `${d.size} (${lots} on the lot grid)`;
-          errors.push({ field, message: `${rounded} × mid ${mid} = ${usd(lots * mid)} USD is below the minimum notional ${minNotional} USD of ${d.symbol}: the venue refuses such orders (a size of at least ${roundToLot(minNotional / mid, market.lotSizeBase, 'up')} is needed)` });
+          errors.push({
+            field,
+            message: `${rounded} × mid ${mid} = ${usd(lots * mid)} USD is below the minimum notional ${minNotional} USD of ${d.symbol}: the venue refuses such orders (a size of at least ${roundToLot(minNotional / mid, market.lotSizeBase, 'up')} is needed)`,
+          });
         }
       }
     }
@@ -211,8 +222,12 @@ export function collateralFindings(
     const whose = owner === a.name ? '' : ` (the collateral of ${JSON.stringify(owner)}, whose agent it is)`;
     const field = `accounts[${i}]`;
     if (collateralUsd + faucetUsd <= 0) {
-      const why = held === undefined ? 'its key is created at start: a new account holds no collateral' : `it holds ${usd(collateralUsd)} USD of collateral on the venue`;
-      errors.push({ field, message: `${JSON.stringify(a.name)} has no collateral${whose}: ${why}, and no faucetUsd is set, so risk denies every order (LEVERAGE); deposit collateral, or set faucetUsd on a test venue` });
+      const why =
+        held === undefined ? 'its key is created at start: a new account holds no collateral' : `it holds ${usd(collateralUsd)} USD of collateral on the venue`;
+      errors.push({
+        field,
+        message: `${JSON.stringify(a.name)} has no collateral${whose}: ${why}, and no faucetUsd is set, so risk denies every order (LEVERAGE); deposit collateral, or set faucetUsd on a test venue`,
+      });
       return;
     }
     const parts: { symbol: string; notionalUsd: number; leverage: number }[] = [];

@@ -29,7 +29,9 @@ export function substitute(text: string, env: Env): { text: string; problems: st
     if (body === undefined) return '${';
     const ref = REFERENCE.exec(body);
     if (!close || !ref) {
-      problems.push(`invalid placeholder ${JSON.stringify(`\${${body.slice(0, 40)}${close ?? ''}`)}: expected \${NAME} or \${NAME:-default} (write $\${ for a literal \${)`);
+      problems.push(
+        `invalid placeholder ${JSON.stringify(`\${${body.slice(0, 40)}${close ?? ''}`)}: expected \${NAME} or \${NAME:-default} (write $\${ for a literal \${)`,
+      );
       return '';
     }
     const [, name, fallback] = ref;

@@ -67,7 +67,10 @@ function rawStrategySpecs(data: unknown): StrategyModuleSpec[] {
  * checks the key files (present unless created, readable, a key); nothing is started. Throws ConfigErrors listing
  * every problem of all three at once, each with its line. Returns the document too (the lines of later checks' keys).
  */
-export async function checkDaemonConfig(path: string, env: NodeJS.ProcessEnv = process.env): Promise<{ config: DaemonConfig; strategies: LoadedStrategy[]; doc: YamlDocument }> {
+export async function checkDaemonConfig(
+  path: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ config: DaemonConfig; strategies: LoadedStrategy[]; doc: YamlDocument }> {
   const baseDir = dirname(resolve(path));
   const doc = readYamlDocument(readConfigFile(path), path, { env });
   const problems: ConfigError[] = [];
@@ -83,16 +86,31 @@ export async function checkDaemonConfig(path: string, env: NodeJS.ProcessEnv = p
     : rawStrategySpecs(doc.data).map((s) => ({ ...s, module: s.module && isPath(s.module) ? resolve(baseDir, s.module) : s.module }));
   let strategies: LoadedStrategy[] = [];
   try {
-    strategies = await loadStrategies(specs.filter((s) => s.module !== ''), { root: 'strategies', baseDir });
+    strategies = await loadStrategies(
+      specs.filter((s) => s.module !== ''),
+      { root: 'strategies', baseDir },
+    );
   } catch (e) {
     if (!(e instanceof StrategyLoadError)) throw e;
-    problems.push(...e.problems.map((p) => {
-      const { field, message } = issueOf(p);
-      return doc.problem(field, message);
-    }));
+    problems.push(
+      ...e.problems.map((p) => {
+        const { field, message } = issueOf(p);
+        return doc.problem(field, message);
+      }),
+    );
   }
   const accounts = (doc.data as { accounts?: unknown } | null)?.accounts;
-  if (Array.isArray(accounts)) problems.push(...keyFileIssues(accounts.map((a: unknown) => (typeof a === 'object' && a !== null ? a : {})), baseDir).map((i) => doc.problem(i.field, i.message)));
-  if (problems.length > 0) throw new ConfigErrors(path, problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity)));
+  if (Array.isArray(accounts))
+    problems.push(
+      ...keyFileIssues(
+        accounts.map((a: unknown) => (typeof a === 'object' && a !== null ? a : {})),
+        baseDir,
+      ).map((i) => doc.problem(i.field, i.message)),
+    );
+  if (problems.length > 0)
+    throw new ConfigErrors(
+      path,
+      problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity)),
+    );
   return { config: config!, strategies, doc };
 }

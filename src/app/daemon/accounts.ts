@@ -57,11 +57,18 @@ export interface SetupOptions {
 }
 
 /** The start-up actions of one account, in order: collateral, agent authorization by the owner, leverage. */
-function setupActions(a: DaemonAccount, byName: ReadonlyMap<string, DaemonAccount>, dialect: Dialect): { what: string; signer: DaemonAccount; actions: unknown }[] {
+function setupActions(
+  a: DaemonAccount,
+  byName: ReadonlyMap<string, DaemonAccount>,
+  dialect: Dialect,
+): { what: string; signer: DaemonAccount; actions: unknown }[] {
   const steps: { what: string; signer: DaemonAccount; actions: unknown }[] = [];
-  if (a.config.faucetUsd !== undefined) steps.push({ what: `faucet ${a.config.faucetUsd} USD`, signer: a, actions: faucetAction(dialect, a.account, a.config.faucetUsd) });
-  if (a.agentOf !== undefined) steps.push({ what: `authorize agent ${a.key.publicKey}`, signer: byName.get(a.agentOf)!, actions: agentAction(dialect, a.key.publicKey, false) });
-  for (const [symbol, leverage] of Object.entries(a.config.leverage)) steps.push({ what: `leverage ${symbol} ${leverage}x`, signer: a, actions: leverageAction(dialect, symbol, leverage) });
+  if (a.config.faucetUsd !== undefined)
+    steps.push({ what: `faucet ${a.config.faucetUsd} USD`, signer: a, actions: faucetAction(dialect, a.account, a.config.faucetUsd) });
+  if (a.agentOf !== undefined)
+    steps.push({ what: `authorize agent ${a.key.publicKey}`, signer: byName.get(a.agentOf)!, actions: agentAction(dialect, a.key.publicKey, false) });
+  for (const [symbol, leverage] of Object.entries(a.config.leverage))
+    steps.push({ what: `leverage ${symbol} ${leverage}x`, signer: a, actions: leverageAction(dialect, symbol, leverage) });
   return steps;
 }
 
@@ -109,7 +116,8 @@ export function reportNonceLead(accounts: readonly DaemonAccount[], nonces: Nonc
   });
   for (const a of accounts) {
     const fields = { account: a.name, signer: a.key.publicKey, nonceLeadSeconds: leadSeconds(a) };
-    if (nonces.of(a.key.publicKey).leadNs() > NONCE_LEAD_WARN_NS) opts.log.warn(fields, 'nonces run far ahead of the clock (the clock went back, or an older version ratcheted them): the venue refuses nonces 24 h away');
+    if (nonces.of(a.key.publicKey).leadNs() > NONCE_LEAD_WARN_NS)
+      opts.log.warn(fields, 'nonces run far ahead of the clock (the clock went back, or an older version ratcheted them): the venue refuses nonces 24 h away');
     else opts.log.info(fields, 'nonce lead over the clock');
   }
 }

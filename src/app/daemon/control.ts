@@ -56,7 +56,9 @@ export function readiness(running: boolean, sessions: readonly SessionEntry[], d
     for (const s of session.host.snapshot()) {
       const seconds = allDeniedSeconds(session, s, denials.nowMs);
       if (seconds === undefined || seconds * 1000 < denials.deniedNotReadyMs) continue;
-      reasons.push(`${account.name}: strategy ${s.name}: every order denied for ${Math.floor(seconds)} s (${reasonCounts(session.denials.of(s.name).byReason)})`);
+      reasons.push(
+        `${account.name}: strategy ${s.name}: every order denied for ${Math.floor(seconds)} s (${reasonCounts(session.denials.of(s.name).byReason)})`,
+      );
     }
   }
   return { ready: reasons.length === 0, reasons };

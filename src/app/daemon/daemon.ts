@@ -90,7 +90,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     closers.push(() => server.close());
     if (config.venue.mode === 'local') {
       const venueLog = componentLogger(logger, 'venue');
-      const options = { port: 0, ...venueOptions(config.venue.local), onInternalError: (e: unknown) => venueLog.error({ err: e }, 'local venue internal error') };
+      const options = {
+        port: 0,
+        ...venueOptions(config.venue.local),
+        onInternalError: (e: unknown) => venueLog.error({ err: e }, 'local venue internal error'),
+      };
       venue = await bound('venue.local.port', options.host ?? '127.0.0.1', options.port, startVenue(options));
       closers.push(() => venue!.close());
     }
@@ -108,7 +112,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     closers.push(() => setupHttp.close());
     // An order size below the lot would trade nothing, silently: refused before any account is funded.
     const sizeProblems = marketRuleFindings(opts.strategies, new Map((await setupHttp.exchangeInfo()).map((m) => [m.symbol, marketRulesOf(m)]))).errors;
-    if (sizeProblems.length > 0) throw new ConfigErrors(`the config against the markets of ${url}`, sizeProblems.map((i) => new ConfigError(i.field, i.message)));
+    if (sizeProblems.length > 0)
+      throw new ConfigErrors(
+        `the config against the markets of ${url}`,
+        sizeProblems.map((i) => new ConfigError(i.field, i.message)),
+      );
     const resolved = await resolveUnresolvedBatches(journal, setupHttp, componentLogger(logger, 'journal'));
     // One nonce source per signer for the whole process: start-up actions and trading draw from the same one.
     const nonces = new NonceSources({ clock, store: journal.nonces });
@@ -116,7 +124,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
 
     journalSizeGauge(journal, metrics.registry);
     const journalLog = componentLogger(logger, 'journal');
-    closers.push(startRetention(journal, { ...config.journal.retention, clock, onPruned: (rows) => journalLog.debug({ rows }, 'journal pruned'), onError: (e) => journalLog.warn({ error: e.message }, 'journal pruning failed') }));
+    closers.push(
+      startRetention(journal, {
+        ...config.journal.retention,
+        clock,
+        onPruned: (rows) => journalLog.debug({ rows }, 'journal pruned'),
+        onError: (e) => journalLog.warn({ error: e.message }, 'journal pruning failed'),
+      }),
+    );
     const strategyMetrics = new RegistryMetricBackends(metrics.registry);
     const commitments = config.execution.signing === 'precomputed' ? commitmentPool(componentLogger(logger, 'execution')) : undefined;
     if (commitments) closers.push(() => commitments.close());
@@ -130,10 +145,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     for (const account of accounts) {
       const mine = config.strategies.flatMap((c, i) => (c.account === account.name ? [opts.strategies[i]!] : []));
       if (mine.length === 0) continue;
-      sessions.push({ account, session: await startSession(opts, account, mine, { url, wsUrl, journal, nonces, metrics, strategyMetrics, commitments, recordings }) });
+      sessions.push({
+        account,
+        session: await startSession(opts, account, mine, { url, wsUrl, journal, nonces, metrics, strategyMetrics, commitments, recordings }),
+      });
     }
     reportNonceLead(accounts, nonces, { registry: metrics.registry, log });
-    for (const { session } of sessions) recordings.push(recordSnapshots(journal, session, { snapshotEveryMs: 60_000, log: componentLogger(logger, 'journal'), clock }));
+    for (const { session } of sessions)
+      recordings.push(recordSnapshots(journal, session, { snapshotEveryMs: 60_000, log: componentLogger(logger, 'journal'), clock }));
     ready = true;
     const unwire = wireMetrics(metrics, sessions, clock, () => isReady().ready, commitments);
     const disposers = sessions.map(({ session }) => onSignal(session.risk, 'SIGUSR2'));
@@ -151,7 +170,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const status = new StatusLine(sessions, opts.out, clock);
     const statusTimer = config.telemetry.statusIntervalMs > 0 ? setInterval(() => status.print(), config.telemetry.statusIntervalMs) : undefined;
 
-    banner(opts.out, { venue: venue ? `local venue ${url} (WebSocket ${wsUrl})` : `${url} (WebSocket ${wsUrl})`, dialect, network, accounts, sessions, metricsUrl, journal: config.journal.path });
+    banner(opts.out, {
+      venue: venue ? `local venue ${url} (WebSocket ${wsUrl})` : `${url} (WebSocket ${wsUrl})`,
+      dialect,
+      network,
+      accounts,
+      sessions,
+      metricsUrl,
+      journal: config.journal.path,
+    });
     log.info({ venueUrl: url, metricsUrl, sessions: sessions.length, resolvedBatches: resolved, keepWarmMs: config.latency.keepWarmMs }, 'daemon ready');
 
     let stopping: Promise<StopSummary> | undefined;
@@ -173,7 +200,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
               // The session's own client is closed now; the daemon's set-up client still runs.
               const snapshot = snapshotAccount(journal, session, clock, setupHttp);
               const waitMs = Math.max(FINAL_SNAPSHOT_MIN_MS, endMs - clock.nowMs());
-              const outcome = await within(snapshot, waitMs).then(() => undefined, (e: Error) => e.message);
+              const outcome = await within(snapshot, waitMs).then(
+                () => undefined,
+                (e: Error) => e.message,
+              );
               if (outcome !== undefined) log.warn({ account: account.name, error: outcome }, 'final journal snapshot failed');
               return report;
             }),

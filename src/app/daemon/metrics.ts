@@ -81,9 +81,18 @@ export class RegistryMetricBackends {
       return known.metric;
     }
     if (this.registry.getSingleMetric(name)) throw new StrategyError(`metric ${decl.name}: ${name} is one of the daemon's own metrics; choose another name`);
-    const config = { name, help: decl.help ?? `${decl.name} (strategy metric)`, labelNames: [...decl.labelNames, ...DAEMON_LABELS], registers: [this.registry] };
+    const config = {
+      name,
+      help: decl.help ?? `${decl.name} (strategy metric)`,
+      labelNames: [...decl.labelNames, ...DAEMON_LABELS],
+      registers: [this.registry],
+    };
     const metric: PromMetric =
-      decl.kind === 'counter' ? new Counter(config) : decl.kind === 'gauge' ? new Gauge(config) : new Histogram({ ...config, ...(decl.buckets && { buckets: [...decl.buckets] }) });
+      decl.kind === 'counter'
+        ? new Counter(config)
+        : decl.kind === 'gauge'
+          ? new Gauge(config)
+          : new Histogram({ ...config, ...(decl.buckets && { buckets: [...decl.buckets] }) });
     this.metrics.set(name, { decl, metric });
     return metric;
   }
@@ -93,7 +102,13 @@ export class RegistryMetricBackends {
  * Subscribes the stream counters and registers the scrape-time refresh of every gauge; `ready` answers the
  * daemon's readiness. Returns the function that detaches everything.
  */
-export function wireMetrics(m: PerpbotMetrics, sessions: readonly SessionEntry[], clock: Clock, ready: () => boolean, commitments?: CommitmentPool): () => void {
+export function wireMetrics(
+  m: PerpbotMetrics,
+  sessions: readonly SessionEntry[],
+  clock: Clock,
+  ready: () => boolean,
+  commitments?: CommitmentPool,
+): () => void {
   const subscriptions: Subscription[] = [];
   const lastDataMs = new Map<string, number>();
   const marks = new Map<string, number>();
@@ -134,8 +149,10 @@ export function wireMetrics(m: PerpbotMetrics, sessions: readonly SessionEntry[]
       const labels = { account: account.name };
       m.openOrders.set(labels, session.execution.openOrderCount());
       m.setTradingState(account.name, tradingState(session.risk).state);
-      for (const [i, c] of session.venue.pool.connections.entries()) reconnects.add(`${account.name}/${i}`, Math.max(0, c.stats.opens - 1), (n) => m.wsReconnects.inc(n));
-      for (const [kind, n] of Object.entries(session.venue.pool.stats.invalidFrames)) frames.add(`${account.name}/${kind}`, n, (d) => m.framesInvalid.inc({ kind }, d));
+      for (const [i, c] of session.venue.pool.connections.entries())
+        reconnects.add(`${account.name}/${i}`, Math.max(0, c.stats.opens - 1), (n) => m.wsReconnects.inc(n));
+      for (const [kind, n] of Object.entries(session.venue.pool.stats.invalidFrames))
+        frames.add(`${account.name}/${kind}`, n, (d) => m.framesInvalid.inc({ kind }, d));
       frames.add(`${account.name}/refused`, session.venue.pool.stats.refusedTopics, (d) => m.topicsRefused.inc(d));
       frames.add(`${account.name}/429`, session.venue.http.stats.rateLimited, (d) => m.httpRateLimited.inc(d));
       stale += session.staleStreams().size;

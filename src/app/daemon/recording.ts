@@ -116,7 +116,12 @@ function fillRecord(account: string, f: Fill, equal: KeyCounts, strategy?: strin
  * position per symbol equals the venue's; on a difference it reads once more (a fill between the two reads), then warns
  * (the venue's history does not reach back to the epoch's first fill).
  */
-async function catchUpFills(journal: Journal, account: string, venue: LiveVenue, opts: Pick<TradingRecordingOptions, 'venue' | 'clock' | 'log'>): Promise<CatchUp> {
+async function catchUpFills(
+  journal: Journal,
+  account: string,
+  venue: LiveVenue,
+  opts: Pick<TradingRecordingOptions, 'venue' | 'clock' | 'log'>,
+): Promise<CatchUp> {
   for (let attempt = 1; ; attempt++) {
     const [full] = await venue.http.account('fullAccount', account);
     const rows = await venue.account.fills(account);
@@ -130,7 +135,10 @@ async function catchUpFills(journal: Journal, account: string, venue: LiveVenue,
     if (differ.length === 0) return result;
     if (attempt === 2) {
       const sizes = Object.fromEntries(differ.map((s) => [s, { journal: journaled.get(s) ?? 0, venue: held.get(s) ?? 0 }]));
-      opts.log.warn({ epoch: result.epoch, sizes }, "the journal's net position differs from the venue's: the venue's fills history does not reach back to the epoch's first fill");
+      opts.log.warn(
+        { epoch: result.epoch, sizes },
+        "the journal's net position differs from the venue's: the venue's fills history does not reach back to the epoch's first fill",
+      );
       return result;
     }
   }
@@ -143,11 +151,24 @@ export function recordSnapshots(journal: Journal, session: LiveSession, opts: Re
 }
 
 /** Writes the current positions and any new funding payments of the session's account (read through `http`). */
-export async function snapshotAccount(journal: Journal, session: LiveSession, clock: Pick<Clock, 'nowMs'>, http: Pick<HttpClient, 'account'> = session.venue.http): Promise<void> {
+export async function snapshotAccount(
+  journal: Journal,
+  session: LiveSession,
+  clock: Pick<Clock, 'nowMs'>,
+  http: Pick<HttpClient, 'account'> = session.venue.http,
+): Promise<void> {
   const account = session.account;
   const atMs = clock.nowMs();
   for (const p of session.accountState()?.positions.values() ?? []) {
-    journal.recordPosition({ account, symbol: p.symbol, size: p.size, entryPrice: p.entryPrice, realizedPnlUsd: p.realizedPnlUsd, unrealizedPnlUsd: p.unrealizedPnlUsd ?? 0, atMs });
+    journal.recordPosition({
+      account,
+      symbol: p.symbol,
+      size: p.size,
+      entryPrice: p.entryPrice,
+      realizedPnlUsd: p.realizedPnlUsd,
+      unrealizedPnlUsd: p.unrealizedPnlUsd ?? 0,
+      atMs,
+    });
   }
   for (const row of await http.account('fundingHistory', account)) {
     const f = row.fundingPayment;

@@ -14,7 +14,11 @@ export interface ResolveSummary {
  * A batch with order ids is `applied` when the venue knows any of them (open or in history), else `not-applied`.
  * A batch without order ids (cancels, settings) is `uncertain`: reconciliation reads the venue's open orders anyway.
  */
-export async function resolveUnresolvedBatches(journal: Journal, http: HttpClient, log: { info(fields: object, message: string): void }): Promise<ResolveSummary> {
+export async function resolveUnresolvedBatches(
+  journal: Journal,
+  http: HttpClient,
+  log: { info(fields: object, message: string): void },
+): Promise<ResolveSummary> {
   const batches = journal.unresolvedBatches();
   const summary = { applied: 0, notApplied: 0, uncertain: 0 };
   const known = new Map<string, Set<string>>();

@@ -42,7 +42,10 @@ export class StatusLine {
       const line =
         `status ${account.name}: pos ${pos} | pnl ${signed(realized + unrealized, 2)} USD (realized ${signed(realized, 2)}, unrealized ${signed(unrealized, 2)})` +
         ` | orders ${session.execution.openOrderCount()} open | fills ${fills.total} (+${fills.total - fills.printed})` +
-        session.host.snapshot().map((s) => ` | ${this.strategy(session, s)}`).join('') +
+        session.host
+          .snapshot()
+          .map((s) => ` | ${this.strategy(session, s)}`)
+          .join('') +
         ` | ${tradingState(session.risk).state}`;
       fills.printed = fills.total;
       this.out(line);

@@ -34,7 +34,12 @@ export async function waitForVenue(url: string, opts: VenueWaitOptions): Promise
         const why = failureReason(e.message);
         const leftMs = endMs - opts.clock.nowMs();
         if (leftMs <= 0) {
-          throw new ConfigError('venue.startTimeoutMs', `venue ${url} not reachable within ${secondsText(opts.timeoutMs)} s (${why}): start it, check venue.url, or raise venue.startTimeoutMs`, undefined, { cause: e });
+          throw new ConfigError(
+            'venue.startTimeoutMs',
+            `venue ${url} not reachable within ${secondsText(opts.timeoutMs)} s (${why}): start it, check venue.url, or raise venue.startTimeoutMs`,
+            undefined,
+            { cause: e },
+          );
         }
         const waitMs = Math.min(leftMs, backoffDelayMs(attempt, BACKOFF));
         opts.log.warn({ venueUrl: url, attempt: attempt + 1, error: e.message }, `venue ${url} not reachable (${why}), retrying in ${secondsText(waitMs)} s`);

@@ -84,7 +84,16 @@ const modify = object({ oid: key32(), c: symbolSchema, sz: positive }, STRICT);
 const cancel = object({ c: symbolSchema, oid: key32() }, STRICT);
 const cancelAll = object({ c: array(symbolSchema, { maxLength: 256 }) }, STRICT);
 const stop = object(
-  { c: symbolSchema, d: boolean(), sz: positive, tr: positive, lim: maybe(positive), i: boolean(), builderCode: maybe(builderCode), slippage: maybe(slippageBps) },
+  {
+    c: symbolSchema,
+    d: boolean(),
+    sz: positive,
+    tr: positive,
+    lim: maybe(positive),
+    i: boolean(),
+    builderCode: maybe(builderCode),
+    slippage: maybe(slippageBps),
+  },
   STRICT,
 );
 const range = object(

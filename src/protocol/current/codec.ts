@@ -47,7 +47,8 @@ class CurrentEncoded implements Encoded {
 function checkInput(input: EncodeInput): void {
   const { nonce, network, mode } = input;
   if (typeof nonce !== 'bigint' || nonce < 0n || nonce > U64_MAX) throw new ValidationError('nonce', 'expected a u64 bigint');
-  if (!Object.hasOwn(NETWORK_BYTE, network)) throw new ValidationError('network', `expected one of ${Object.keys(NETWORK_BYTE).join(', ')}, got ${String(network)}`);
+  if (!Object.hasOwn(NETWORK_BYTE, network))
+    throw new ValidationError('network', `expected one of ${Object.keys(NETWORK_BYTE).join(', ')}, got ${String(network)}`);
   if (!SIGN_MODES.includes(mode)) throw new ValidationError('mode', `expected one of ${SIGN_MODES.join(', ')}, got ${String(mode)}`);
 }
 

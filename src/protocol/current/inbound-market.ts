@@ -25,4 +25,7 @@ export const marketRowSchema = object({
 export type CurrentMarketInfo = Infer<typeof marketRowSchema>;
 
 /** Every listed market, from either shape. */
-export const currentExchangeInfoSchema = union([array(marketRowSchema), transform(object({ markets: record(marketRowSchema) }), (v) => Object.values(v.markets))]);
+export const currentExchangeInfoSchema = union([
+  array(marketRowSchema),
+  transform(object({ markets: record(marketRowSchema) }), (v) => Object.values(v.markets)),
+]);

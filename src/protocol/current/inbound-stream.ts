@@ -5,7 +5,16 @@ import { array, boolean, literal, maybe, number, object, parse, string, tagged, 
 import { symbolSchema } from '../../core/types.js';
 import { key32 } from '../pubkey.js';
 import { textSchema } from '../v1/account.js';
-import { fillUpdateSchema, leverageUpdateSchema, liquidationSchema, marginUpdateSchema, streamMessageSchema, type AccountData, type OrderUpdate, type StreamMessage } from '../v1/stream.js';
+import {
+  fillUpdateSchema,
+  leverageUpdateSchema,
+  liquidationSchema,
+  marginUpdateSchema,
+  streamMessageSchema,
+  type AccountData,
+  type OrderUpdate,
+  type StreamMessage,
+} from '../v1/stream.js';
 import { feeTierSchema, fullAccountModel, fullAccountRowSchema, positionRowSchema } from './inbound-account.js';
 import {
   anyValue,
@@ -48,7 +57,15 @@ export const orderUpdateSchema = accountData('orderUpdate', {
 });
 export const positionUpdateSchema = accountData('positionUpdate', positionRowSchema.shape);
 /** Auto-deleveraging of a position (`ADL` before v1.0.15). */
-export const adlSchema = object({ type: literal('adl', 'ADL'), symbol: symbolSchema, price: number(), size: number(), isBuy: boolean(), reason: maybe(textSchema), timestamp: nsTimestamp });
+export const adlSchema = object({
+  type: literal('adl', 'ADL'),
+  symbol: symbolSchema,
+  price: number(),
+  size: number(),
+  isBuy: boolean(),
+  reason: maybe(textSchema),
+  timestamp: nsTimestamp,
+});
 export const cancelOneRejectedSchema = accountData('cancelOneRejected', { symbol: symbolSchema, orderId: key32(), reason: textSchema, timestamp: nsTimestamp });
 /** A refused cancel-all; `symbol` is absent when every symbol was meant. */
 export const cancelAllRejectedSchema = accountData('cancelAllRejected', { symbol: maybe(symbolSchema), reason: textSchema, timestamp: nsTimestamp });

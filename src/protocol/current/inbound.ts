@@ -22,4 +22,3 @@ export const currentInbound: InboundCodec = {
   parseAccountResponse: parseCurrentAccountResponse,
   parseActionResponse: (_path, json) => parseCurrentActionResponse(json),
 };
-

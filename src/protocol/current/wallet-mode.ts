@@ -25,7 +25,8 @@ export function base58Message(signable: Uint8Array): Uint8Array {
  */
 export function offchainMessage(text: string, signer: Uint8Array, network: Network): Uint8Array {
   const payload = encoder.encode(text);
-  if (payload.length > MAX_OFFCHAIN_TEXT) throw new ValidationError('actions', `clear-sign text is ${payload.length} bytes, over the ${MAX_OFFCHAIN_TEXT}-byte offchain limit`);
+  if (payload.length > MAX_OFFCHAIN_TEXT)
+    throw new ValidationError('actions', `clear-sign text is ${payload.length} bytes, over the ${MAX_OFFCHAIN_TEXT}-byte offchain limit`);
   const domain = new Uint8Array(32);
   domain[0] = NETWORK_BYTE[network];
   return new ByteWriter(85 + payload.length)

@@ -1,7 +1,24 @@
 // v1 signed actions (spec; gaps §2/§3): schemas and types of each action and endpoint request body, endpoint ↔ action map.
 // Invariant: parsed actions hold only checked values (finite numbers, 32-byte keys, <BASE>-USD symbols); bodies are strict.
 
-import { array, boolean, checkedWhen, custom, invalid, literal, number, object, oneKey, optional, refine, tagged, tuple, u64, type Infer, type Schema } from '../../core/schema.js';
+import {
+  array,
+  boolean,
+  checkedWhen,
+  custom,
+  invalid,
+  literal,
+  number,
+  object,
+  oneKey,
+  optional,
+  refine,
+  tagged,
+  tuple,
+  u64,
+  type Infer,
+  type Schema,
+} from '../../core/schema.js';
 import { symbolSchema } from '../../core/types.js';
 import { base58Decode } from '../base58.js';
 import { key32, publicKey32 } from '../pubkey.js';
@@ -38,11 +55,7 @@ const size = number({ gt: 0 });
 const nonce = optional(u64());
 
 const limitType = object({ tif: literal('GTC', 'IOC', 'ALO') }, STRICT);
-const triggerType = checkedWhen(
-  object({ is_market: boolean(), triggerPx: price }, STRICT),
-  (t) => !t.is_market,
-  object({ triggerPx: positivePrice }),
-);
+const triggerType = checkedWhen(object({ is_market: boolean(), triggerPx: price }, STRICT), (t) => !t.is_market, object({ triggerPx: positivePrice }));
 const orderTypeSchema = oneKey({ limit: limitType, trigger: triggerType });
 export type OrderType = Infer<typeof orderTypeSchema>;
 

@@ -16,7 +16,4 @@ export const marketInfoSchema = object({
 });
 export type MarketInfo = Infer<typeof marketInfoSchema>;
 
-export const exchangeInfoSchema = union([
-  array(marketInfoSchema),
-  transform(object({ markets: record(marketInfoSchema) }), (v) => Object.values(v.markets)),
-]);
+export const exchangeInfoSchema = union([array(marketInfoSchema), transform(object({ markets: record(marketInfoSchema) }), (v) => Object.values(v.markets))]);

@@ -17,4 +17,3 @@ export const v1Inbound: InboundCodec = {
     return type && parseActionResponse(type, json);
   },
 };
-

@@ -6,7 +6,10 @@ import { ByteWriter } from '../bytes.js';
 import { decodeKey32 } from '../pubkey.js';
 import type { Action, ActionType, OrderItem, OrderType, PlaceOrder } from './actions.js';
 
-export const ACTION_DISCRIMINANT = { order: 0, oracle: 1, faucet: 2, updateUserSettings: 3, agentWalletCreation: 4 } as const satisfies Record<ActionType, number>;
+export const ACTION_DISCRIMINANT = { order: 0, oracle: 1, faucet: 2, updateUserSettings: 3, agentWalletCreation: 4 } as const satisfies Record<
+  ActionType,
+  number
+>;
 export const ITEM_DISCRIMINANT = { order: 0, cancel: 1, cancelAll: 2 } as const;
 export const ORDER_TYPE_CODE = { limit: 0, trigger: 1 } as const;
 export const TIF_CODE = { GTC: 0, IOC: 1, ALO: 2 } as const;

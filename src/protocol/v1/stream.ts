@@ -3,7 +3,24 @@
 
 import { ValidationError } from '../../core/errors.js';
 import { parseJson } from '../../core/json.js';
-import { array, boolean, literal, maybe, nullable, number, object, optional, parse, string, tagged, tuple, u64, union, type Infer, type Schema } from '../../core/schema.js';
+import {
+  array,
+  boolean,
+  literal,
+  maybe,
+  nullable,
+  number,
+  object,
+  optional,
+  parse,
+  string,
+  tagged,
+  tuple,
+  u64,
+  union,
+  type Infer,
+  type Schema,
+} from '../../core/schema.js';
 import { symbolSchema } from '../../core/types.js';
 import { key32 } from '../pubkey.js';
 import { fullAccountSchema, orderStateFields, textSchema } from './account.js';

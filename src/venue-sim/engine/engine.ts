@@ -107,7 +107,8 @@ export class Engine {
     this.oracleMaxMove = options.oracleMaxMove ?? 1;
     if (!(this.oracleMaxMove > 0 && this.oracleMaxMove <= 1e6)) throw new ConfigError('oracleMaxMove', `must lie in (0, 1e6], got ${this.oracleMaxMove}`);
     this.oracleMaxSkewNs = options.oracleMaxSkewNs ?? 300_000_000_000n;
-    if (typeof this.oracleMaxSkewNs !== 'bigint' || this.oracleMaxSkewNs < 1_000_000_000n) throw new ConfigError('oracleMaxSkewNs', 'must be a bigint of at least 1 s');
+    if (typeof this.oracleMaxSkewNs !== 'bigint' || this.oracleMaxSkewNs < 1_000_000_000n)
+      throw new ConfigError('oracleMaxSkewNs', 'must be a bigint of at least 1 s');
     const now = this.clock.nowNs();
     this.st.nowNs = now;
     for (const m of markets) m.nextFundingNs = (now / m.fundingIntervalNs + 1n) * m.fundingIntervalNs;
@@ -215,7 +216,10 @@ export class Engine {
       if (problem !== undefined) throw new ValidationError(`prices[${i}].price`, problem);
       const skew = typeof p.timestamp !== 'bigint' ? -1n : p.timestamp > now ? p.timestamp - now : now - p.timestamp;
       if (skew < 0n || skew > this.oracleMaxSkewNs) {
-        throw new ValidationError(`prices[${i}].timestamp`, `${String(p.timestamp)} ns is more than ${this.oracleMaxSkewNs / 1_000_000_000n} s from the venue clock`);
+        throw new ValidationError(
+          `prices[${i}].timestamp`,
+          `${String(p.timestamp)} ns is more than ${this.oracleMaxSkewNs / 1_000_000_000n} s from the venue clock`,
+        );
       }
     });
     const st = this.begin();

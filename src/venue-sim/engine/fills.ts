@@ -41,14 +41,27 @@ export class FillLog extends RowLog {
     const meta = this.meta;
     const accounts = this.accounts;
     const m = 4 * p;
-    return accounts[meta[m + META_MAKER]!]!.fills!.holds(meta[m + META_MAKER_PUSH]!) || accounts[meta[m + META_TAKER]!]!.fills!.holds(meta[m + META_TAKER_PUSH]!);
+    return (
+      accounts[meta[m + META_MAKER]!]!.fills!.holds(meta[m + META_MAKER_PUSH]!) || accounts[meta[m + META_TAKER]!]!.fills!.holds(meta[m + META_TAKER_PUSH]!)
+    );
   }
 
   /**
    * Records one fill (fees in quote units) in both parties' histories. The maker side names its order by
    * `makerOrder`, or only by `makerOid` when it has none (auto-deleveraging).
    */
-  add(maker: Account, makerOrder: Order | null, makerOid: string, takerOrder: Order, lots: number, ticks: number, makerFee: number, takerFee: number, slot: number, tsNs: bigint): void {
+  add(
+    maker: Account,
+    makerOrder: Order | null,
+    makerOid: string,
+    takerOrder: Order,
+    lots: number,
+    ticks: number,
+    makerFee: number,
+    takerFee: number,
+    slot: number,
+    tsNs: bigint,
+  ): void {
     const taker = takerOrder.account;
     const makerFills = (maker.fills ??= new RowChain(this.limit));
     const takerFills = (taker.fills ??= new RowChain(this.limit));

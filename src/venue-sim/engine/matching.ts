@@ -2,15 +2,7 @@
 // Invariant: every place item ends its step in exactly one status (gaps §6); the book is never left crossed.
 
 import { passesInitialMargin } from './accounts.js';
-import {
-  KIND_LIMIT,
-  KIND_MARKET,
-  KIND_TRIGGER_LIMIT,
-  KIND_TRIGGER_MARKET,
-  TIF_ALO,
-  TIF_GTC,
-  TIF_IOC,
-} from './book.js';
+import { KIND_LIMIT, KIND_MARKET, KIND_TRIGGER_LIMIT, KIND_TRIGGER_MARKET, TIF_ALO, TIF_GTC, TIF_IOC } from './book.js';
 import type { Market, Order } from './model.js';
 import { hashId } from './orderindex.js';
 import type { State } from './state.js';

@@ -50,7 +50,13 @@ export function fullAccount(st: State, a: Account | undefined): FullAccountRow {
     for (const p of a.positions) {
       if (p.lots === 0) continue;
       const m = p.market;
-      positions.push({ coin: m.symbol, size: m.size(p.lots), price: st.entryPrice(p), realizedPnl: unitsToUsd(p.realized, st.quoteScale), leverage: a.leverage[m.index]! });
+      positions.push({
+        coin: m.symbol,
+        size: m.size(p.lots),
+        price: st.entryPrice(p),
+        realizedPnl: unitsToUsd(p.realized, st.quoteScale),
+        leverage: a.leverage[m.index]!,
+      });
     }
   }
   return {

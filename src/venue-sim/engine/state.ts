@@ -98,7 +98,19 @@ export class State {
   }
 
   /** A fresh order (recycled from the pool when one is free), created now, in status placed. */
-  newOrder(id: string, cloid: string | null, a: Account, m: Market, isBuy: boolean, kind: number, tif: number, priceTicks: number, lots: number, reduceOnly: boolean, idHash: number): Order {
+  newOrder(
+    id: string,
+    cloid: string | null,
+    a: Account,
+    m: Market,
+    isBuy: boolean,
+    kind: number,
+    tif: number,
+    priceTicks: number,
+    lots: number,
+    reduceOnly: boolean,
+    idHash: number,
+  ): Order {
     const o = this.orderPool.pop() ?? new Order(a, m, this.ids.alloc());
     return o.init(id, cloid, a, m, isBuy, kind, tif, priceTicks, lots, reduceOnly, this.nowNs, this.slot, idHash);
   }
@@ -249,7 +261,17 @@ export class State {
    * Records and emits one execution of `lots` at `ticks` between the maker side (`maker`, whose order is
    * `makerOrder`, or null with a generated `makerOid` for auto-deleveraging) and the incoming order `taker`.
    */
-  recordFill(maker: Account, makerOrder: Order | null, makerOid: string, taker: Order, lots: number, ticks: number, makerFee: number, takerFee: number, reason: CloseReason): void {
+  recordFill(
+    maker: Account,
+    makerOrder: Order | null,
+    makerOid: string,
+    taker: Order,
+    lots: number,
+    ticks: number,
+    makerFee: number,
+    takerFee: number,
+    reason: CloseReason,
+  ): void {
     const m = taker.market;
     const fill: FillRecord = {
       maker: maker.key,

@@ -11,7 +11,10 @@ export class Step {
   readonly decimals: number;
   readonly scale: number;
 
-  constructor(readonly value: number, key: string) {
+  constructor(
+    readonly value: number,
+    key: string,
+  ) {
     if (!Number.isFinite(value) || value <= 0) throw new ConfigError(key, `must be a positive number, got ${value}`);
     let d = 0;
     while (d < 12 && Math.abs(Math.round(value * POW10[d]!) - value * POW10[d]!) > 1e-9 * value * POW10[d]!) d++;

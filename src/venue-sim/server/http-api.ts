@@ -59,16 +59,18 @@ export function createApi(opts: ApiOptions): (req: IncomingMessage, res: ServerR
     return queries.run(() => stringifyJson(opts.engine.query(q.type, q.user)));
   };
 
-  const signed = (type: ActionType): Handler => async (req) => {
-    const body = parse(bodySchema(type), await readJson(req)) as RequestBody;
-    const authentic = await verifySignature(body, opts.verifier);
-    const refused = authentic ? authorize(type, body, opts, opts.clock.nowNs()) : 'bad signature';
-    if (refused !== undefined) return JSON.stringify({ status: 'error', response: { type, data: { statuses: [{ error: { message: refused } }] } } });
-    const statuses = apply(type, body, opts.engine);
-    opts.nonces.accept(body.signer, body.action.nonce);
-    opts.afterChange();
-    return JSON.stringify({ status: 'ok', response: { type, data: { statuses } } });
-  };
+  const signed =
+    (type: ActionType): Handler =>
+    async (req) => {
+      const body = parse(bodySchema(type), await readJson(req)) as RequestBody;
+      const authentic = await verifySignature(body, opts.verifier);
+      const refused = authentic ? authorize(type, body, opts, opts.clock.nowNs()) : 'bad signature';
+      if (refused !== undefined) return JSON.stringify({ status: 'error', response: { type, data: { statuses: [{ error: { message: refused } }] } } });
+      const statuses = apply(type, body, opts.engine);
+      opts.nonces.accept(body.signer, body.action.nonce);
+      opts.afterChange();
+      return JSON.stringify({ status: 'ok', response: { type, data: { statuses } } });
+    };
 
   const exchangeInfo: Handler = () => JSON.stringify(opts.engine.markets().map(marketInfoRow));
 
@@ -134,7 +136,12 @@ function apply(type: ActionType, body: RequestBody, engine: Engine): unknown[] {
     case 'order':
       return engine.applyOrderAction(account, action.orders, { ids: orderIdsOf(action, account, action.nonce), nonce: action.nonce }).statuses;
     case 'updateUserSettings':
-      return [engine.setLeverage(account, action.settings.m.map(([symbol, leverage]): LeverageEntry => [symbol, leverage]))];
+      return [
+        engine.setLeverage(
+          account,
+          action.settings.m.map(([symbol, leverage]): LeverageEntry => [symbol, leverage]),
+        ),
+      ];
     case 'agentWalletCreation':
       return [engine.setAgent(account, action.agent, action.delete)];
     case 'faucet':

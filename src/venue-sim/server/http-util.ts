@@ -99,7 +99,12 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
     return;
   }
   const known = PARSER_ERRORS[err.code ?? ''];
-  endWithError(socket, known?.status ?? '400 Bad Request', known?.code ?? 'BAD_REQUEST', known?.message ?? `malformed HTTP request (${err.code ?? 'parse error'})`);
+  endWithError(
+    socket,
+    known?.status ?? '400 Bad Request',
+    known?.code ?? 'BAD_REQUEST',
+    known?.message ?? `malformed HTTP request (${err.code ?? 'parse error'})`,
+  );
 }
 
 /**

@@ -127,8 +127,14 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
   };
   const timers = [
     setInterval(guarded(tick), opts.tickIntervalMs ?? 100),
-    setInterval(guarded(() => streams.publishFast()), 200),
-    setInterval(guarded(() => streams.publishSlow()), 2000),
+    setInterval(
+      guarded(() => streams.publishFast()),
+      200,
+    ),
+    setInterval(
+      guarded(() => streams.publishSlow()),
+      2000,
+    ),
     ...(flow ? [setInterval(guarded(flowStep), opts.flowIntervalMs ?? 250)] : []),
   ];
   for (const t of timers) t.unref();

@@ -104,7 +104,9 @@ export class VenueStreams implements TopicSource {
           const key = `l2delta.${e.symbol}`;
           if (!hub?.hasSubscribers(key)) break;
           const level = [{ px: e.px, sz: e.sz, n: e.n }];
-          hub.publish(key, 'l2Delta', { book: { updateType: 'delta', symbol: e.symbol, levels: e.isBid ? levels(level, []) : levels([], level), timestamp: toMs(e.timestamp) } });
+          hub.publish(key, 'l2Delta', {
+            book: { updateType: 'delta', symbol: e.symbol, levels: e.isBid ? levels(level, []) : levels([], level), timestamp: toMs(e.timestamp) },
+          });
           break;
         }
         case 'positionUpdate':

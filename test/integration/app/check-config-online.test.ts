@@ -81,14 +81,22 @@ describe('perpbot check-config --online', () => {
     expect(e).toBeInstanceOf(ConfigErrors);
     expect((e as ConfigErrors).message.split('\n')).toEqual([
       `5 problems in ${file}:`,
-      expect.stringMatching(/^ {2}accounts\[0\] \(line 3\): "broke" has no collateral: it holds 0\.00 USD of collateral on the venue, and no faucetUsd is set, so risk denies every order \(LEVERAGE\)/),
+      expect.stringMatching(
+        /^ {2}accounts\[0\] \(line 3\): "broke" has no collateral: it holds 0\.00 USD of collateral on the venue, and no faucetUsd is set, so risk denies every order \(LEVERAGE\)/,
+      ),
       '  strategies[0].params.size (line 13): 0.00001 is below the lot size 0.0001 of BTC-USD: every order rounds down to 0 and none is placed',
       '  strategies[1].params.symbol (line 18): the venue lists no market DOGE-USD (markets: BTC-USD, ETH-USD, SOL-USD)',
-      expect.stringMatching(/^ {2}strategies\[2\]\.params\.size \(line 22\): 0\.0025 \(0\.002 on the lot grid\) × mid [\d.]+ = [\d.]+ USD is below the minimum notional 10 USD of ETH-USD: the venue refuses such orders \(a size of at least 0\.003 is needed\)$/),
+      expect.stringMatching(
+        /^ {2}strategies\[2\]\.params\.size \(line 22\): 0\.0025 \(0\.002 on the lot grid\) × mid [\d.]+ = [\d.]+ USD is below the minimum notional 10 USD of ETH-USD: the venue refuses such orders \(a size of at least 0\.003 is needed\)$/,
+      ),
       '  strategies[2].params.maxPosition (line 22): 0.0005 is below the lot size 0.001 of ETH-USD: not one lot can be bought or sold',
     ]);
     // "rich" holds 100 USD: 0.01 BTC (about 970 USD) at 5x (risk.maxLeverage) needs about 194 USD of margin.
-    expect(lines).toEqual([expect.stringMatching(/^warning: accounts\[1\] \(line 5\): "rich": its strategies' largest positions \(BTC-USD [\d.]+ USD at 5x\) need [\d.]+ USD of margin, more than its collateral \(100\.00 USD on the venue\)/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^warning: accounts\[1\] \(line 5\): "rich": its strategies' largest positions \(BTC-USD [\d.]+ USD at 5x\) need [\d.]+ USD of margin, more than its collateral \(100\.00 USD on the venue\)/,
+      ),
+    ]);
   });
 
   it('passes a good config: funded accounts (or faucetUsd for a key still to be created), sizes on the lot grid above the minimum notional', async () => {
@@ -116,14 +124,23 @@ describe('perpbot check-config --online', () => {
     const file = join(ROOT, 'config/default.yaml');
     const { status, lines } = await run([file, '--online']);
     expect(status).toBe(0);
-    expect(lines).toEqual([expect.stringMatching(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ok online \\(1 account, 1 strategy, venue local, dialect v1; 1 market and 1 account checked on a fresh embedded venue\\)$`))]);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ok online \\(1 account, 1 strategy, venue local, dialect v1; 1 market and 1 account checked on a fresh embedded venue\\)$`,
+        ),
+      ),
+    ]);
   });
 
   it('says which venue did not answer when it is down', async () => {
     const v = await venue();
     const dir = mkdtempSync(join(tmpdir(), 'perpbot-online-'));
     await keyFile(dir, 'rich.key', v);
-    const file = configFile(dir, v, ['accounts: [{name: rich, keyFile: rich.key}]', 'strategies: [{module: market-maker, params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01}}]']);
+    const file = configFile(dir, v, [
+      'accounts: [{name: rich, keyFile: rich.key}]',
+      'strategies: [{module: market-maker, params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01}}]',
+    ]);
     await v.close();
     const e = await run([file, '--online']).then(
       () => undefined,
@@ -149,7 +166,9 @@ describe('daemon start', () => {
     const { config, strategies } = await checkDaemonConfig(file);
     const start = startDaemon({ config, strategies, logger: createLogger({ level: 'silent' }), out: () => undefined });
     await expect(start).rejects.toThrow(ConfigErrors);
-    await expect(start).rejects.toThrow('strategies[0].params.size: 0.00001 is below the lot size 0.0001 of BTC-USD: every order rounds down to 0 and none is placed');
+    await expect(start).rejects.toThrow(
+      'strategies[0].params.size: 0.00001 is below the lot size 0.0001 of BTC-USD: every order rounds down to 0 and none is placed',
+    );
     expect(v.engine.marginSummary(key.publicKey).totalBalance).toBe(0);
   });
 });

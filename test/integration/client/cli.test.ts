@@ -30,7 +30,10 @@ beforeAll(async () => {
     onAction: (path) =>
       path === '/order'
         ? { status: 200, body: JSON.stringify({ status: 'ok', response: { type: 'order', data: { statuses: [{ resting: { oid: key(0x44) } }] } } }) }
-        : { status: 200, body: JSON.stringify({ status: 'error', response: { type: 'faucet', data: { statuses: [{ error: { message: 'unauthorized signer' } }] } } }) },
+        : {
+            status: 200,
+            body: JSON.stringify({ status: 'error', response: { type: 'faucet', data: { statuses: [{ error: { message: 'unauthorized signer' } }] } } }),
+          },
   });
 });
 
@@ -56,7 +59,10 @@ describe('perpbot venue commands against a loopback venue', () => {
 
   it('order place / cancel / cancel-all sign v1 actions with increasing durable nonces', async () => {
     expect(await order(['place', 'BTC-USD', 'buy', '0.5', '--price', '100', '--tif', 'ALO', ...signedArgs()], out)).toBe(0);
-    expect(lastAction().action).toMatchObject({ type: 'order', orders: [{ order: { c: 'BTC-USD', b: true, px: 100, sz: 0.5, r: false, t: { limit: { tif: 'ALO' } } } }] });
+    expect(lastAction().action).toMatchObject({
+      type: 'order',
+      orders: [{ order: { c: 'BTC-USD', b: true, px: 100, sz: 0.5, r: false, t: { limit: { tif: 'ALO' } } } }],
+    });
     expect(lines.join('\n')).toMatch(/accepted \(order\)[\s\S]*resting[\s\S]*order ids: /);
     const n1 = BigInt(venue.actionBodies.at(-1)!.match(/"nonce":(\d+)/)![1]!);
     await order(['place', 'BTC-USD', 'sell', '1', ...signedArgs()], out);

@@ -38,7 +38,18 @@ afterEach(async () => {
 
 async function rig(opts: { staleMs?: number; crossCheckMs?: number; idleMs?: number } = {}): Promise<Rig> {
   const venue = await LoopbackVenue.start();
-  venue.setBook(SYMBOL, [[100, 1], [99, 2], [98, 3]], [[101, 1], [102, 2]]);
+  venue.setBook(
+    SYMBOL,
+    [
+      [100, 1],
+      [99, 2],
+      [98, 3],
+    ],
+    [
+      [101, 1],
+      [102, 2],
+    ],
+  );
   const warnings: Rig['warnings'] = [];
   const logger: Logger = { warn: (fields, message) => warnings.push({ fields, message }), info: () => undefined };
   const backoff = { initialMs: 20, maxMs: 100 };
@@ -144,7 +155,16 @@ describe('book$ against a loopback venue', () => {
     const r = await rig();
     const seen = watchBook(r);
     await until(() => converged(r, seen), 'initial snapshot');
-    await r.venue.restart(() => r.venue.setBook(SYMBOL, [[50, 1]], [[51, 1], [52, 1]]));
+    await r.venue.restart(() =>
+      r.venue.setBook(
+        SYMBOL,
+        [[50, 1]],
+        [
+          [51, 1],
+          [52, 1],
+        ],
+      ),
+    );
     await until(() => converged(r, seen), 'converged to the new book');
     expect(seen.book!.bestBid()?.price).toBe(50);
   });
@@ -157,7 +177,14 @@ describe('book$ against a loopback venue', () => {
     await until(() => (r.venue.requests.get('/l2book') ?? 0) >= 4, 'failing cross-checks');
     expect(r.market.bookStats(SYMBOL)!.rebuilds.mismatch).toBe(0);
     r.venue.httpMode = 'ok';
-    r.venue.setBook(SYMBOL, [[100, 1], [99, 2]], [[101, 5]]);
+    r.venue.setBook(
+      SYMBOL,
+      [
+        [100, 1],
+        [99, 2],
+      ],
+      [[101, 5]],
+    );
     await until(() => converged(r, seen), 'rebuilt after mismatch');
     expect(r.market.bookStats(SYMBOL)!.rebuilds.mismatch).toBeGreaterThanOrEqual(1);
   });
@@ -236,7 +263,11 @@ describe('account streams against a loopback venue', () => {
     r.venue.httpMode = 'ok';
     await until(() => seen.fills.length === 3, 'missed fills recovered');
 
-    expect(seen.fills.map((f) => [f.orderId, f.size])).toEqual([[b, 0.5], [a, 1], [b, 0.5]]);
+    expect(seen.fills.map((f) => [f.orderId, f.size])).toEqual([
+      [b, 0.5],
+      [a, 1],
+      [b, 0.5],
+    ]);
     const statuses = seen.orders.map((u) => `${u.orderId === a ? 'a' : u.orderId === b ? 'b' : 'c'}:${u.status}:${u.filledSize}`);
     expect(statuses).toEqual(['b:placed:0', 'b:working:0.5', 'a:cancelled:1', 'c:placed:0', 'b:filled:1']);
     expect([...seen.state!.orders.keys()]).toEqual([c]);

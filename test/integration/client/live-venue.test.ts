@@ -28,7 +28,11 @@ function signed(actions: unknown) {
 }
 
 const orders = (...items: OrderItem[]) => signed(codec.orderActions(items));
-const place = (spec: Omit<OrderSpec, 'symbol' | 'reduceOnly'>): OrderItem => ({ kind: 'place', spec: { symbol: SYMBOL, reduceOnly: false, ...spec }, cloid: undefined });
+const place = (spec: Omit<OrderSpec, 'symbol' | 'reduceOnly'>): OrderItem => ({
+  kind: 'place',
+  spec: { symbol: SYMBOL, reduceOnly: false, ...spec },
+  cloid: undefined,
+});
 
 beforeAll(async () => {
   venue = await startVenue({ port: 0, flowIntervalMs: 20 });
@@ -46,7 +50,13 @@ afterAll(async () => {
 describe('connectVenue against the local venue', () => {
   it('lists the markets and their rules', async () => {
     const rules = await live.markets();
-    expect(rules.find((r) => r.symbol === SYMBOL)).toEqual({ symbol: SYMBOL, tickSizeUsd: 0.1, lotSizeBase: 0.0001, minNotionalUsd: expect.any(Number), maxLeverage: 50 });
+    expect(rules.find((r) => r.symbol === SYMBOL)).toEqual({
+      symbol: SYMBOL,
+      tickSizeUsd: 0.1,
+      lotSizeBase: 0.0001,
+      minNotionalUsd: expect.any(Number),
+      maxLeverage: 50,
+    });
   });
 
   it('book$: a snapshot, then deltas, each stamped with the arrival of the frame being delivered; resyncBook sends a snapshot again', async () => {
@@ -96,14 +106,35 @@ describe('connectVenue against the local venue', () => {
     const price = Math.floor((bid * 0.9) / 10) * 10;
     const request = orders(place({ side: 'buy', price, size: 0.01, tif: 'GTC' }));
     const oid = request.encoded.orderIds[0]!;
-    expect(await live.submitter.submit(request)).toEqual({ outcome: 'accepted', items: [{ kind: 'order', fact: { orderId: oid, status: 'placed', filledSize: undefined, reason: undefined } }] });
+    expect(await live.submitter.submit(request)).toEqual({
+      outcome: 'accepted',
+      items: [{ kind: 'order', fact: { orderId: oid, status: 'placed', filledSize: undefined, reason: undefined } }],
+    });
     expect(await live.account.openOrders(KEY.publicKey)).toEqual([
-      expect.objectContaining({ orderId: oid, symbol: SYMBOL, side: 'buy', price, originalSize: 0.01, remainingSize: 0.01, filledSize: 0, status: 'placed', reduceOnly: false, tif: 'GTC', reason: undefined }),
+      expect.objectContaining({
+        orderId: oid,
+        symbol: SYMBOL,
+        side: 'buy',
+        price,
+        originalSize: 0.01,
+        remainingSize: 0.01,
+        filledSize: 0,
+        status: 'placed',
+        reduceOnly: false,
+        tif: 'GTC',
+        reason: undefined,
+      }),
     ]);
     await until(() => updates.some((u) => u.kind === 'order' && u.order.orderId === oid && u.order.status === 'placed'), 'the order update');
 
     const cancel = await live.submitter.submit(orders({ kind: 'cancel', symbol: SYMBOL, orderId: oid }, { kind: 'cancel', symbol: SYMBOL, orderId: oid }));
-    expect(cancel).toMatchObject({ outcome: 'accepted', items: [{ kind: 'order', fact: { orderId: oid, status: 'cancelled' } }, { kind: 'error', message: expect.any(String) }] });
+    expect(cancel).toMatchObject({
+      outcome: 'accepted',
+      items: [
+        { kind: 'order', fact: { orderId: oid, status: 'cancelled' } },
+        { kind: 'error', message: expect.any(String) },
+      ],
+    });
     expect(await live.account.openOrders(KEY.publicKey)).toEqual([]);
     expect((await live.account.orderHistory(KEY.publicKey)).find((o) => o.orderId === oid)).toMatchObject({
       orderId: oid,
@@ -119,7 +150,7 @@ describe('connectVenue against the local venue', () => {
     });
   });
 
-  it('a fill, from the account\'s side on the stream and by query; the maker\'s row reads from the maker\'s side', async () => {
+  it("a fill, from the account's side on the stream and by query; the maker's row reads from the maker's side", async () => {
     const ask = (await live.market.bookSnapshot(SYMBOL, 1)).asks[0]!.price;
     const request = orders(place({ side: 'buy', price: Math.ceil((ask * 1.01) / 10) * 10, size: 0.001, tif: 'IOC' }));
     const oid = request.encoded.orderIds[0]!;
@@ -164,11 +195,19 @@ describe('connectVenue against the local venue', () => {
     const lost = { fresh: false, reason: expect.stringMatching(/^connection /) };
     expect(health.slice(from)).toContainEqual({ stream: `l2delta.${SYMBOL}`, feeds: { symbol: SYMBOL }, ...lost });
     expect(health.slice(from)).toContainEqual({ stream: `account.${KEY.publicKey}`, feeds: { account: KEY.publicKey }, ...lost });
-    expect([...staleSets.find((s) => s.size === 2)!.values()].map((h) => h.feeds)).toEqual(expect.arrayContaining([{ symbol: SYMBOL }, { account: KEY.publicKey }]));
+    expect([...staleSets.find((s) => s.size === 2)!.values()].map((h) => h.feeds)).toEqual(
+      expect.arrayContaining([{ symbol: SYMBOL }, { account: KEY.publicKey }]),
+    );
 
     await until(() => connected.at(-1) === true && live.health.stale().size === 0, 'connected and fresh again', 10_000);
     await until(() => seen.some((u) => u.kind === 'snapshot'), 'a snapshot after reconnecting');
-    expect(health.slice(from).filter((h) => h.fresh).map((h) => h.stream).sort()).toEqual([`account.${KEY.publicKey}`, `l2delta.${SYMBOL}`]);
+    expect(
+      health
+        .slice(from)
+        .filter((h) => h.fresh)
+        .map((h) => h.stream)
+        .sort(),
+    ).toEqual([`account.${KEY.publicKey}`, `l2delta.${SYMBOL}`]);
     expect(live.pool.stats.invalidFrames).toMatchObject({ binary: 0, malformed: 0, schema: 0, venueError: 0 });
   }, 20_000);
 

@@ -43,10 +43,15 @@ describe('the client against the local venue (startVenue)', () => {
     subs.push(market.bookChanges$('BTC-USD').subscribe((b) => (book = b)));
     await until(() => book !== undefined && book.depth('bid') > 0 && book.depth('ask') > 0, 'a two-sided book');
     // Asked again at once: the venue's flow keeps moving the book, so a snapshot may differ by the time it arrives.
-    await until(async () => {
-      const snapshot = await live.http.l2book('BTC-USD');
-      return (book as L2Book).matches(bookUpdateOf(snapshot, 0n));
-    }, 'book equal to /l2book', 5_000, 0);
+    await until(
+      async () => {
+        const snapshot = await live.http.l2book('BTC-USD');
+        return (book as L2Book).matches(bookUpdateOf(snapshot, 0n));
+      },
+      'book equal to /l2book',
+      5_000,
+      0,
+    );
     expect(book!.isCrossed()).toBe(false);
     expect(market.bookStats('BTC-USD')!.rebuilds).toEqual({ crossed: 0, mismatch: 0 });
   });

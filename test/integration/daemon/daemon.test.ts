@@ -100,7 +100,17 @@ describe('daemon (in process, against a local venue)', () => {
     expect(venue.engine.openOrders(main.publicKey).map((o) => o.orderId)).toEqual([leftover]);
     const journal = Journal.open(join(dir, 'journal.sqlite'));
     const record = (r: typeof sent) =>
-      journal.recordBatch({ signer: r.signer, account: main.publicKey, nonceNs: r.nonce, path: r.encoded.path, message: r.encoded.message, signature: r.signature, body: r.bodyText, orderIds: r.encoded.orderIds, atNs: r.nonce });
+      journal.recordBatch({
+        signer: r.signer,
+        account: main.publicKey,
+        nonceNs: r.nonce,
+        path: r.encoded.path,
+        message: r.encoded.message,
+        signature: r.signature,
+        body: r.bodyText,
+        orderIds: r.encoded.orderIds,
+        atNs: r.nonce,
+      });
     const sentId = record(sent);
     const unsentId = record(unsent);
     journal.close();
@@ -109,7 +119,12 @@ describe('daemon (in process, against a local venue)', () => {
     const out: string[] = [];
     const { config: cfg, strategies } = await checkDaemonConfig(config(dir, venue), { MAIN_SECRET: secret });
     const cpusAtStart = DEDICATE ? eventLoopCpus() : undefined;
-    let daemon: Daemon | undefined = await startDaemon({ config: cfg, strategies, logger: createLogger({ level: 'info', destination: { write: (l: string) => void logs.push(l) } }), out: (l) => out.push(l) });
+    let daemon: Daemon | undefined = await startDaemon({
+      config: cfg,
+      strategies,
+      logger: createLogger({ level: 'info', destination: { write: (l: string) => void logs.push(l) } }),
+      out: (l) => out.push(l),
+    });
     cleanup.push(() => daemon?.stop('test cleanup'));
 
     const base = daemon.metricsUrl.replace(/\/metrics$/, '');
@@ -124,7 +139,9 @@ describe('daemon (in process, against a local venue)', () => {
     // Reconciliation cancelled the order the daemon did not place.
     expect(venue.engine.openOrders(main.publicKey).map((o) => o.orderId)).not.toContain(leftover);
 
-    const status = (await (await fetch(`${base}/status`)).json()) as { accounts: { name: string; account: string; signer: string; strategies: { name: string; state: string }[] }[] };
+    const status = (await (await fetch(`${base}/status`)).json()) as {
+      accounts: { name: string; account: string; signer: string; strategies: { name: string; state: string }[] }[];
+    };
     expect(status.accounts.map((a) => [a.name, a.account, a.signer, a.strategies.map((s) => `${s.name}:${s.state}`).join(',')])).toEqual([
       ['bot', main.publicKey, agent.publicKey, 'mm-btc:running,mm-eth:running'],
       ['other', other.publicKey, other.publicKey, 'mm-sol:running'],

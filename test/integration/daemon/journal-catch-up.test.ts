@@ -72,7 +72,10 @@ async function venuePosition(t: Trader, symbol: string): Promise<number> {
 describe('journal catch-up at start', () => {
   it('journals the fills made while the recorder was down, each with the account’s own side; the net position equals the venue’s', async () => {
     const key = Keypair.generate();
-    const { venue, traders } = await venueWithFunds((v) => new Trader(v, key), (v) => new Trader(v));
+    const { venue, traders } = await venueWithFunds(
+      (v) => new Trader(v, key),
+      (v) => new Trader(v),
+    );
     const [bot, other] = traders as [Trader, Trader];
     const journal = openJournal();
 
@@ -104,7 +107,10 @@ describe('journal catch-up at start', () => {
   it('starts a new epoch on a venue instance that does not hold the journaled fills: the report carries no position across', async () => {
     const key = Keypair.generate();
     const journal = openJournal();
-    const first = await venueWithFunds((v) => new Trader(v, key), (v) => new Trader(v));
+    const first = await venueWithFunds(
+      (v) => new Trader(v, key),
+      (v) => new Trader(v),
+    );
     const [bot1, other1] = first.traders as [Trader, Trader];
     const stop = await record(first.venue, journal, key);
     await other1.orders(other1.limit('ETH-USD', false, 3000, 1));
@@ -113,7 +119,10 @@ describe('journal catch-up at start', () => {
     await stop();
 
     // A fresh venue (as each `npm start` embeds): the same account starts flat there and sells 0.5 at 3100.
-    const second = await venueWithFunds((v) => new Trader(v, key), (v) => new Trader(v));
+    const second = await venueWithFunds(
+      (v) => new Trader(v, key),
+      (v) => new Trader(v),
+    );
     const [bot2, other2] = second.traders as [Trader, Trader];
     await record(second.venue, journal, key);
     await until(() => journal.netPositions(key.publicKey).size === 0, 'the catch-up on the new venue');
@@ -130,7 +139,11 @@ describe('journal catch-up at start', () => {
 
   it("warns when the venue's fills history no longer reaches back to the journal's: the net positions differ", async () => {
     const key = Keypair.generate();
-    const { venue, traders } = await venueWithHistory(2, (v) => new Trader(v, key), (v) => new Trader(v));
+    const { venue, traders } = await venueWithHistory(
+      2,
+      (v) => new Trader(v, key),
+      (v) => new Trader(v),
+    );
     const [bot, other] = traders as [Trader, Trader];
     const journal = openJournal();
     const stop = await record(venue, journal, key);

@@ -12,14 +12,31 @@ import { quietVenue } from '../venue/harness.js';
 
 const cleanup = cleanups();
 
-const ACCOUNT_LINES = ['accounts:', '  - name: main', '    keyFile: keys/main.json', '    createKey: true', '    faucetUsd: 10000', 'strategies:', '  - name: mm', '    module: market-maker', '    account: main', '    params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01}'];
+const ACCOUNT_LINES = [
+  'accounts:',
+  '  - name: main',
+  '    keyFile: keys/main.json',
+  '    createKey: true',
+  '    faucetUsd: 10000',
+  'strategies:',
+  '  - name: mm',
+  '    module: market-maker',
+  '    account: main',
+  '    params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01}',
+];
 
 describe('journal retention in the daemon', () => {
   it('defaults to 7 days and 1024 MiB; a bad value names its key and line', () => {
     const dir = mkdtempSync(join(tmpdir(), 'perpbot-retention-'));
-    expect(parseDaemonConfig(ACCOUNT_LINES.join('\n'), 'a.yaml', { baseDir: dir, env: {} }).journal.retention).toEqual({ maxAgeDays: 7, maxMegabytes: 1024, pruneIntervalMs: 1000 });
+    expect(parseDaemonConfig(ACCOUNT_LINES.join('\n'), 'a.yaml', { baseDir: dir, env: {} }).journal.retention).toEqual({
+      maxAgeDays: 7,
+      maxMegabytes: 1024,
+      pruneIntervalMs: 1000,
+    });
     const bad = [...ACCOUNT_LINES, 'journal:', '  retention:', '    maxAgeDays: -1'].join('\n');
-    expect(() => parseDaemonConfig(bad, 'b.yaml', { baseDir: dir, env: {} })).toThrow(/journal\.retention\.maxAgeDays.*line 13|line 13.*journal\.retention\.maxAgeDays/s);
+    expect(() => parseDaemonConfig(bad, 'b.yaml', { baseDir: dir, env: {} })).toThrow(
+      /journal\.retention\.maxAgeDays.*line 13|line 13.*journal\.retention\.maxAgeDays/s,
+    );
   });
 
   it('prunes rows past the configured age while running and serves perpbot_journal_bytes', async () => {

@@ -42,9 +42,16 @@ describe('daemon restarts and nonces', () => {
     const leads: number[] = [];
     for (let start = 0; start < 5; start++) {
       const logs: string[] = [];
-      const daemon: Daemon = await startDaemon({ config: cfg, strategies, logger: createLogger({ level: 'info', destination: { write: (l: string) => void logs.push(l) } }), out: () => {} });
+      const daemon: Daemon = await startDaemon({
+        config: cfg,
+        strategies,
+        logger: createLogger({ level: 'info', destination: { write: (l: string) => void logs.push(l) } }),
+        out: () => {},
+      });
       cleanup.push(() => daemon.stop('test cleanup'));
-      const lead = logs.map((l) => JSON.parse(l) as { msg: string; account?: string; nonceLeadSeconds?: number }).find((l) => l.msg === 'nonce lead over the clock');
+      const lead = logs
+        .map((l) => JSON.parse(l) as { msg: string; account?: string; nonceLeadSeconds?: number })
+        .find((l) => l.msg === 'nonce lead over the clock');
       expect(lead).toMatchObject({ account: 'main', nonceLeadSeconds: expect.any(Number) });
       const metrics = await (await fetch(daemon.metricsUrl)).text();
       expect(sample(metrics, 'perpbot_nonce_lead_seconds', { account: 'main' })).toBeLessThanOrEqual(10);

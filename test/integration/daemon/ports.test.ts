@@ -68,6 +68,10 @@ describe('ports in use', () => {
     const r = spawnSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), 'venue', '--port', String(port), '--no-flow'], { encoding: 'utf8', timeout: 20_000 });
     expect(r.status).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(new RegExp(`^CONFIG: --port: port ${port} on 127\\.0\\.0\\.1 is in use \\(another perpbot\\?\\): set --port \\(or port in the --config file\\) to a free port, or 0 to pick one`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^CONFIG: --port: port ${port} on 127\\.0\\.0\\.1 is in use \\(another perpbot\\?\\): set --port \\(or port in the --config file\\) to a free port, or 0 to pick one`,
+      ),
+    );
   }, 30_000);
 });

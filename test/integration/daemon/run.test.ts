@@ -70,7 +70,9 @@ describe('perpbot run (end to end, child process)', () => {
     expect(sample(text, 'perpbot_stream_data_age_seconds', { topic: 'l2book:BTC-USD' })).toBeLessThan(5);
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
 
-    const status = (await (await fetch(`${base}/status`)).json()) as { accounts: { account: string; openOrders: unknown[]; strategies: { name: string; state: string }[] }[] };
+    const status = (await (await fetch(`${base}/status`)).json()) as {
+      accounts: { account: string; openOrders: unknown[]; strategies: { name: string; state: string }[] }[];
+    };
     expect(status.accounts[0]!.account).toBe(account);
     expect(status.accounts[0]!.strategies).toEqual([expect.objectContaining({ name: 'mm', state: 'running' })]);
     expect(status.accounts[0]!.openOrders.length).toBeGreaterThan(0);
@@ -122,7 +124,21 @@ describe('perpbot run (end to end, child process)', () => {
   it('a config with mistakes exits 1 before starting anything, listing every problem with its line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'perpbot-e2e-bad-'));
     const config = join(dir, 'bad.yaml');
-    writeFileSync(config, ['venue:', '  mode: sideways', 'accounts:', '  - name: main', '    keyFile: k.json', '    colour: red', 'strategies: []', 'telemetry:', '  port: -1', ''].join('\n'));
+    writeFileSync(
+      config,
+      [
+        'venue:',
+        '  mode: sideways',
+        'accounts:',
+        '  - name: main',
+        '    keyFile: k.json',
+        '    colour: red',
+        'strategies: []',
+        'telemetry:',
+        '  port: -1',
+        '',
+      ].join('\n'),
+    );
     const d = launch(['--config', config], dir);
     expect(await d.exited).toBe(1);
     const err = d.stderr.join('\n');

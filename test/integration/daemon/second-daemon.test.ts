@@ -40,11 +40,17 @@ describe('a second npm start beside the first', () => {
     await first.line(/perpbot daemon running/);
     await waitForStatus(`http://127.0.0.1:${port}/readyz`, 200);
 
-    await refused(npmStart({ PERPBOT_DATA_DIR: data, PERPBOT_METRICS_PORT: String(port) }), new RegExp(`^CONFIG: telemetry\\.port: port ${port} on 127\\.0\\.0\\.1 is in use`, 'm'));
+    await refused(
+      npmStart({ PERPBOT_DATA_DIR: data, PERPBOT_METRICS_PORT: String(port) }),
+      new RegExp(`^CONFIG: telemetry\\.port: port ${port} on 127\\.0\\.0\\.1 is in use`, 'm'),
+    );
     const journal = join(data, 'perpbot.sqlite');
     await refused(
       npmStart({ PERPBOT_DATA_DIR: data, PERPBOT_METRICS_PORT: '0' }),
-      new RegExp(`^CONFIG: journal\\.path: journal ${journal.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is in use by another perpbot \\(pid ${first.child.pid}\\).*PERPBOT_DATA_DIR`, 'm'),
+      new RegExp(
+        `^CONFIG: journal\\.path: journal ${journal.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is in use by another perpbot \\(pid ${first.child.pid}\\).*PERPBOT_DATA_DIR`,
+        'm',
+      ),
     );
 
     const own = npmStart({ PERPBOT_DATA_DIR: mkdtempSync(join(tmpdir(), 'perpbot-second-')), PERPBOT_METRICS_PORT: '0' });

@@ -21,7 +21,12 @@ const DEADLINE_MS = 3_000;
 function config(dir: string, url: string, wsUrl: string): string {
   const path = join(dir, 'daemon.yaml');
   const account = (name: string) => [`  - name: ${name}`, `    keyFile: keys/${name}.json`, '    createKey: true', '    faucetUsd: 50000'];
-  const strategy = (name: string, account: string) => [`  - name: ${name}`, '    module: market-maker', `    account: ${account}`, '    params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01, minIntervalMs: 100}'];
+  const strategy = (name: string, account: string) => [
+    `  - name: ${name}`,
+    '    module: market-maker',
+    `    account: ${account}`,
+    '    params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01, minIntervalMs: 100}',
+  ];
   const lines = [
     'venue:',
     '  mode: remote',

@@ -81,7 +81,9 @@ describe('daemon signals when it cannot trade (fresh venue account, no collatera
     expect(await strategy('broken')).toMatchObject({ state: 'failed', failures: 1, reason: expect.stringContaining('boom on the first book') });
 
     // One warning per strategy and reason per denialLogIntervalMs (60 s), not one per order.
-    const warnings = logs.map((l) => JSON.parse(l) as { level: string; msg: string; strategy?: string; reason?: string; denied?: number }).filter((l) => l.level === 'warn' && l.reason === 'LEVERAGE');
+    const warnings = logs
+      .map((l) => JSON.parse(l) as { level: string; msg: string; strategy?: string; reason?: string; denied?: number })
+      .filter((l) => l.level === 'warn' && l.reason === 'LEVERAGE');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ strategy: 'mm', denied: 1 });
     expect(warnings[0]!.msg).toMatch(/risk denied 1 operation of strategy mm: LEVERAGE \(equity unknown/);
@@ -89,7 +91,9 @@ describe('daemon signals when it cannot trade (fresh venue account, no collatera
     // The status line names each strategy's state and the denials since the last line.
     await until(() => out.some((l) => /denied \+\d+ \(LEVERAGE \d+\)/.test(l)), 'a status line with denials', 20_000, 50);
     const line = out.filter((l) => l.startsWith('status main:')).at(-1)!;
-    expect(line).toMatch(/\| mm running, every order denied for \d+ s(, denied \+\d+ \(LEVERAGE \d+\))? \| broken FAILED \(error: boom on the first book\) \| ACTIVE$/);
+    expect(line).toMatch(
+      /\| mm running, every order denied for \d+ s(, denied \+\d+ \(LEVERAGE \d+\))? \| broken FAILED \(error: boom on the first book\) \| ACTIVE$/,
+    );
 
     const text = await (await fetch(`${base}/metrics`)).text();
     expect(sample(text, 'perpbot_strategy_failures_total', { account: 'main', strategy: 'broken' })).toBe(1);

@@ -27,7 +27,20 @@ function buyer(closeOnStop: { maxSlippageBps: number } | undefined): LoadedStrat
         ctx.market.book$('BTC-USD').pipe(
           filter((b) => mid(b) !== undefined),
           take(1),
-          map((b): Intent => ({ kind: 'place', order: { symbol: 'BTC-USD', side: 'buy', price: roundToTick(mid(b)! * 1.01, ctx.rules('BTC-USD').tickSizeUsd, 'down'), size: SIZE, tif: 'IOC', reduceOnly: false }, ...stamp(b) })),
+          map(
+            (b): Intent => ({
+              kind: 'place',
+              order: {
+                symbol: 'BTC-USD',
+                side: 'buy',
+                price: roundToTick(mid(b)! * 1.01, ctx.rules('BTC-USD').tickSizeUsd, 'down'),
+                size: SIZE,
+                tif: 'IOC',
+                reduceOnly: false,
+              },
+              ...stamp(b),
+            }),
+          ),
         ),
         NEVER,
       ),
@@ -49,7 +62,15 @@ async function session(closeOnStop: { maxSlippageBps: number } | undefined) {
   const lines: Line[] = [];
   const record = (fields: object, message: string) => lines.push({ fields: fields as Record<string, unknown>, message });
   const log: StrategyLogger = { debug: record, info: record, warn: record, error: record };
-  const s = await startTrading({ venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }), dialect: 'v1', network: 'mainnet', key, nonceStore: new MemoryNonceStore(), strategies: [buyer(closeOnStop)], strategyLogger: () => log });
+  const s = await startTrading({
+    venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
+    dialect: 'v1',
+    network: 'mainnet',
+    key,
+    nonceStore: new MemoryNonceStore(),
+    strategies: [buyer(closeOnStop)],
+    strategyLogger: () => log,
+  });
   const position = () => s.accountState()?.positions.get('BTC-USD')?.size ?? 0;
   await until(() => position() === SIZE, 'the long position', 10_000);
   const venuePosition = () => venue.engine.fullAccount(key.publicKey).positions.find((p) => p.coin === 'BTC-USD')?.size ?? 0;
@@ -64,7 +85,11 @@ describe('closeOnStop', () => {
     expect(report.timedOut).toBe(false);
     expect(venuePosition()).toBe(0);
     const stopped = lines.find((l) => l.message === 'strategy stopped')!;
-    expect(stopped.fields).toMatchObject({ strategy: 'buyer', reason: 'shutdown', closeOnStop: [{ symbol: 'BTC-USD', position: SIZE, status: 'filled', filledSize: SIZE }] });
+    expect(stopped.fields).toMatchObject({
+      strategy: 'buyer',
+      reason: 'shutdown',
+      closeOnStop: [{ symbol: 'BTC-USD', position: SIZE, status: 'filled', filledSize: SIZE }],
+    });
   });
 
   it('without closeOnStop the position is left as it is', async () => {

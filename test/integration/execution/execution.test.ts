@@ -96,7 +96,11 @@ describe('execution against the local venue', () => {
     place({ price: 39_000, clientTag: 'dup' });
     place({ price: undefined, size: 0.002, clientTag: 'mkt' });
     await b.exec.whenIdle();
-    b.exec.submit('rej', { kind: 'place', order: { symbol: 'ETH-USD', side: 'sell', price: 3000, size: 0.01, tif: 'GTC', reduceOnly: false, clientTag: 'ask' }, ...stamp() });
+    b.exec.submit('rej', {
+      kind: 'place',
+      order: { symbol: 'ETH-USD', side: 'sell', price: 3000, size: 0.01, tif: 'GTC', reduceOnly: false, clientTag: 'ask' },
+      ...stamp(),
+    });
     await b.exec.whenIdle();
     place({ symbol: 'ETH-USD', price: 3000, size: 0.01, clientTag: 'self' });
     place({ price: undefined, size: 1, clientTag: 'sweep' });
@@ -120,7 +124,8 @@ describe('execution against the local venue', () => {
   });
 
   it('cancelledRiskLimit (liquidation) reaches the strategy through the account stream', async () => {
-    const setMark = (price: number) => new Trader(venue, oracleKey).send({ type: 'oracle', prices: [{ timestamp: BigInt(Date.now()) * 1_000_000n, symbol: 'SOL-USD', price }] });
+    const setMark = (price: number) =>
+      new Trader(venue, oracleKey).send({ type: 'oracle', prices: [{ timestamp: BigInt(Date.now()) * 1_000_000n, symbol: 'SOL-USD', price }] });
     await setMark(100);
     const lp = new Trader(venue);
     await lp.faucet(1_000_000);
@@ -132,7 +137,11 @@ describe('execution against the local venue', () => {
     await t.send({ type: 'updateUserSettings', settings: { m: [['SOL-USD', 20]] } });
     await b.exec.start();
     b.exec.submit('lev', { kind: 'place', order: { symbol: 'SOL-USD', side: 'buy', size: 10, tif: 'IOC', reduceOnly: false }, ...stamp() });
-    b.exec.submit('lev', { kind: 'place', order: { symbol: 'SOL-USD', side: 'sell', price: 150, size: 1, tif: 'GTC', reduceOnly: false, clientTag: 'tp' }, ...stamp() });
+    b.exec.submit('lev', {
+      kind: 'place',
+      order: { symbol: 'SOL-USD', side: 'sell', price: 150, size: 1, tif: 'GTC', reduceOnly: false, clientTag: 'tp' },
+      ...stamp(),
+    });
     await b.exec.whenIdle();
     expect(b.latest('lev').map((e) => e.status)).toEqual(['filled', 'placed']);
     await setMark(92);
@@ -140,14 +149,29 @@ describe('execution against the local venue', () => {
   });
 
   it('risk denials never reach the wire', async () => {
-    const risk = new FakeRisk((op) => (op.kind === 'place' && op.order.size > 0.05 ? { ok: false, reason: 'MAX_ORDER_SIZE', detail: `${op.order.size} > 0.05` } : { ok: true }));
+    const risk = new FakeRisk((op) =>
+      op.kind === 'place' && op.order.size > 0.05 ? { ok: false, reason: 'MAX_ORDER_SIZE', detail: `${op.order.size} > 0.05` } : { ok: true },
+    );
     const b = await bot(undefined, risk);
-    b.exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 49_000, size: 1 }, { side: 'sell', price: 51_000, size: 0.01 }], ...stamp() });
+    b.exec.submit('mm', {
+      kind: 'quoteSet',
+      symbol: 'BTC-USD',
+      quotes: [
+        { side: 'buy', price: 49_000, size: 1 },
+        { side: 'sell', price: 51_000, size: 0.01 },
+      ],
+      ...stamp(),
+    });
     b.exec.submit('mm', { kind: 'place', order: { symbol: 'ETH-USD', side: 'buy', price: 2000, size: 5, tif: 'GTC', reduceOnly: false }, ...stamp() });
     await b.exec.whenIdle();
     expect(tap.of(b.account).map((a) => a.items.length)).toEqual([1]);
     expect(tap.of(b.account)[0]!.items[0]).toMatchObject({ order: { px: 51_000 } });
-    expect(b.of('mm').filter((e) => e.status === 'rejectedRiskLimit').map((e) => e.reason)).toEqual(['risk MAX_ORDER_SIZE: 1 > 0.05', 'risk MAX_ORDER_SIZE: 5 > 0.05']);
+    expect(
+      b
+        .of('mm')
+        .filter((e) => e.status === 'rejectedRiskLimit')
+        .map((e) => e.reason),
+    ).toEqual(['risk MAX_ORDER_SIZE: 1 > 0.05', 'risk MAX_ORDER_SIZE: 5 > 0.05']);
     risk.halt('kill switch');
     b.exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: quotes(49_000, 51_000), ...stamp() });
     await b.exec.whenIdle();
@@ -187,7 +211,7 @@ describe('execution against the local venue', () => {
     expect(open.map((o) => o.price).sort()).toEqual([48_000, 52_000]);
   });
 
-  it('an order placed behind the bot\'s back is left alone while connected, and cancelled by the reconciliation after a reconnect', async () => {
+  it("an order placed behind the bot's back is left alone while connected, and cancelled by the reconciliation after a reconnect", async () => {
     const b = await bot();
     b.exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: quotes(47_000, 53_000), ...stamp() });
     await resting(b, 'mm', 2);

@@ -82,7 +82,10 @@ describe('execution: a venue restart loses the resting orders', () => {
       clearInterval(requote);
     }
     for (const id of lost) {
-      const last = b.of('mm').filter((e) => e.orderId === id).at(-1)!;
+      const last = b
+        .of('mm')
+        .filter((e) => e.orderId === id)
+        .at(-1)!;
       expect(last.status).toBe('cancelled');
       expect(last.reason).toMatch(/lost by the venue/);
       expect(logs.some((l) => l.level === 'warn' && l.fields.orderId === id && /lost by the venue/.test(String(l.fields.reason)))).toBe(true);
@@ -109,7 +112,10 @@ describe('execution: an HTTP outage longer than the resolve rounds', () => {
     proxy.cut();
     // Cancels of the two resting orders and two new places, in one request the venue never sees.
     b.exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: quotes(49_100, 50_900), ...stamp() });
-    await until(() => old.every((id) => b.exec.order(id)?.status === 'pendingCancel') && b.exec.openOrders('mm').some((o) => o.status === 'unknown'), 'the stranded orders');
+    await until(
+      () => old.every((id) => b.exec.order(id)?.status === 'pendingCancel') && b.exec.openOrders('mm').some((o) => o.status === 'unknown'),
+      'the stranded orders',
+    );
     // Longer than the four resolve rounds (20-200 ms) plus their 200 ms timeouts.
     await outage(2000);
     return { venue, proxy, b, logs, old };
@@ -120,11 +126,17 @@ describe('execution: an HTTP outage longer than the resolve rounds', () => {
     proxy.restore();
     await until(() => b.exec.openOrders().length === 0, 'every order of the bot resolved', 5000);
     for (const id of old) expect(b.exec.order(id)?.status).toBe('cancelled');
-    expect(b.latest('mm').filter((e) => e.status === 'rejectedInvalid').map((e) => e.reason)).toEqual([
-      expect.stringMatching(/not found at the venue/),
-      expect.stringMatching(/not found at the venue/),
-    ]);
-    await untilAsync(() => new Trader(venue, b.key).query('openOrders'), (rows) => rows.length === 0, 'nothing of the bot open at the venue');
+    expect(
+      b
+        .latest('mm')
+        .filter((e) => e.status === 'rejectedInvalid')
+        .map((e) => e.reason),
+    ).toEqual([expect.stringMatching(/not found at the venue/), expect.stringMatching(/not found at the venue/)]);
+    await untilAsync(
+      () => new Trader(venue, b.key).query('openOrders'),
+      (rows) => rows.length === 0,
+      'nothing of the bot open at the venue',
+    );
     expect(logs.some((l) => l.level === 'warn' && /cannot be queried/.test(l.message))).toBe(true);
     expect(logs.some((l) => l.level === 'info' && /answers again/.test(l.message))).toBe(true);
   });

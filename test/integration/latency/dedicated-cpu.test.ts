@@ -20,7 +20,12 @@ function threads(): ThreadInfo[] {
       const status = readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
       const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
-      out.push({ tid: Number(tid), cpus: parseCpuList(/^Cpus_allowed_list:\s*(\S+)$/m.exec(status)![1]!), policy: Number(fields[38]), cpuTicks: Number(fields[11]) + Number(fields[12]) });
+      out.push({
+        tid: Number(tid),
+        cpus: parseCpuList(/^Cpus_allowed_list:\s*(\S+)$/m.exec(status)![1]!),
+        policy: Number(fields[38]),
+        cpuTicks: Number(fields[11]) + Number(fields[12]),
+      });
     } catch {
       // ended meanwhile
     }
@@ -40,7 +45,10 @@ describe('parseCpuList', () => {
 
 describe.skipIf(process.platform !== 'linux')('dedicateCpu where it cannot work', () => {
   it('refuses a CPU the process may not use with DEDICATED_CPU, changing nothing', async () => {
-    await expect(dedicateCpu(4095)).rejects.toMatchObject({ code: 'DEDICATED_CPU', message: `dedicated CPU: CPU 4095 is not among the process's CPUs ${allowed.join(',')}` });
+    await expect(dedicateCpu(4095)).rejects.toMatchObject({
+      code: 'DEDICATED_CPU',
+      message: `dedicated CPU: CPU 4095 is not among the process's CPUs ${allowed.join(',')}`,
+    });
     expect(threads().find((t) => t.tid === process.pid)!.cpus).toEqual(allowed);
   });
 });

@@ -60,7 +60,9 @@ const cleanup = cleanups();
 
 describe('a real Prometheus scrapes the control server', () => {
   it.skipIf(!PROMETHEUS)(
-    PROMETHEUS ? 'scrapes /metrics: counters, histograms and up{job="perpbot"}' : 'skipped: no prometheus binary on PATH, /usr/bin or /bin (apt-get install prometheus)',
+    PROMETHEUS
+      ? 'scrapes /metrics: counters, histograms and up{job="perpbot"}'
+      : 'skipped: no prometheus binary on PATH, /usr/bin or /bin (apt-get install prometheus)',
     async () => {
       const metrics = createMetrics();
       metrics.submitOutcomes.inc({ outcome: 'accepted' }, 42);
@@ -81,7 +83,15 @@ describe('a real Prometheus scrapes the control server', () => {
       const config = join(dir, 'prometheus.yml');
       await writeFile(
         config,
-        ['global:', '  scrape_interval: 1s', 'scrape_configs:', '  - job_name: perpbot', '    static_configs:', `      - targets: ['127.0.0.1:${server.port}']`, ''].join('\n'),
+        [
+          'global:',
+          '  scrape_interval: 1s',
+          'scrape_configs:',
+          '  - job_name: perpbot',
+          '    static_configs:',
+          `      - targets: ['127.0.0.1:${server.port}']`,
+          '',
+        ].join('\n'),
       );
       const port = await freePort();
       const child: ChildProcess = spawn(

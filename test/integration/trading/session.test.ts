@@ -19,7 +19,14 @@ beforeAll(async () => {
   const strategies = await loadStrategies([
     { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 20, minIntervalMs: 50 } },
   ]);
-  session = await startTrading({ venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }), dialect: 'v1', network: 'mainnet', key, nonceStore: new MemoryNonceStore(), strategies });
+  session = await startTrading({
+    venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
+    dialect: 'v1',
+    network: 'mainnet',
+    key,
+    nonceStore: new MemoryNonceStore(),
+    strategies,
+  });
 });
 afterAll(() => venue.close());
 
@@ -93,7 +100,9 @@ describe('a session with keep-warm', () => {
   it('dry-runs the hot path every keepWarmMs while quoting, and sends, signs and orders nothing of its own', async () => {
     const k = Keypair.generate();
     venue.engine.faucet(k.publicKey, 100_000);
-    const strategies = await loadStrategies([{ name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 20, minIntervalMs: 50 } }]);
+    const strategies = await loadStrategies([
+      { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 20, minIntervalMs: 50 } },
+    ]);
     let batches = 0;
     let places = 0;
     const warmSession = await startTrading({
@@ -122,18 +131,35 @@ describe('a session with keep-warm', () => {
     // Every signature from a commitment belongs to a batch the session submitted; every order the venue has, to a place in one.
     expect(signer.precomputedCount + signer.deterministicCount).toBe(batches);
     expect(venue.engine.orderHistory(k.publicKey).length + venue.engine.openOrders(k.publicKey).length).toBe(places);
-    expect(warmSession.venue.http.stats.outcomes.accepted + warmSession.venue.http.stats.outcomes.rejected + warmSession.venue.http.stats.outcomes.unknown).toBe(batches);
+    expect(
+      warmSession.venue.http.stats.outcomes.accepted + warmSession.venue.http.stats.outcomes.rejected + warmSession.venue.http.stats.outcomes.unknown,
+    ).toBe(batches);
   });
 
   it('refuses a keepWarmMs between 0 and 1 ms', async () => {
     const strategies = await loadStrategies([{ name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01 } }]);
-    const started = startTrading({ venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }), dialect: 'v1', network: 'mainnet', key: Keypair.generate(), nonceStore: new MemoryNonceStore(), strategies, keepWarmMs: 0.5 });
+    const started = startTrading({
+      venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
+      dialect: 'v1',
+      network: 'mainnet',
+      key: Keypair.generate(),
+      nonceStore: new MemoryNonceStore(),
+      strategies,
+      keepWarmMs: 0.5,
+    });
     await expect(started).rejects.toThrow('keepWarmMs must be 0 (off) or a number >= 1, got 0.5');
   });
 
   it('refuses a strategy market the venue does not list (INVALID_INPUT)', async () => {
     const strategies = await loadStrategies([{ name: 'mm', module: 'market-maker', params: { symbol: 'DOGE-USD', size: 1, maxPosition: 10 } }]);
-    const started = startTrading({ venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }), dialect: 'v1', network: 'mainnet', key: Keypair.generate(), nonceStore: new MemoryNonceStore(), strategies });
+    const started = startTrading({
+      venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
+      dialect: 'v1',
+      network: 'mainnet',
+      key: Keypair.generate(),
+      nonceStore: new MemoryNonceStore(),
+      strategies,
+    });
     await expect(started).rejects.toMatchObject({ code: 'INVALID_INPUT', message: 'strategies: the venue lists no market DOGE-USD' });
   });
 });

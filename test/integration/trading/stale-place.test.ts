@@ -30,7 +30,15 @@ function placer(prices: Subject<number>, next: (price: number, nowMs: number) =>
   return { name: 'placer', module: 'inline', file: 'inline', definition: definition as StrategyDefinition<unknown>, params: {}, symbols: ['BTC-USD'] };
 }
 
-const order = (price: number, clientTag: string) => ({ symbol: 'BTC-USD', side: 'buy' as const, price, size: 0.001, tif: 'GTC' as const, reduceOnly: false, clientTag });
+const order = (price: number, clientTag: string) => ({
+  symbol: 'BTC-USD',
+  side: 'buy' as const,
+  price,
+  size: 0.001,
+  tif: 'GTC' as const,
+  reduceOnly: false,
+  clientTag,
+});
 
 async function stalledSession(next: (price: number, nowMs: number) => Intent) {
   const venue: Venue = await startVenue({ port: 0, seed: 9, flowIntervalMs: 50 });
@@ -74,7 +82,7 @@ describe('a place in a market with stale stream data', () => {
     expect(t.open()).toEqual([]);
   }, 40_000);
 
-  it("a replace: its cancel goes, its place is refused STREAM_STALE", async () => {
+  it('a replace: its cancel goes, its place is refused STREAM_STALE', async () => {
     let first = true;
     const t = await stalledSession((price, nowMs) => {
       if (first) {

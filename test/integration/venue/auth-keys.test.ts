@@ -62,7 +62,10 @@ describe('local venue: small-order and non-canonical keys are refused at every b
     'a faucet forged as %s (account and signer) gets 400 naming the field; nothing is credited',
     async (_name, key) => {
       const before = await state();
-      expectRefused(await send(venue, forger(key), key, { type: 'faucet', user: key, amount: 1000 }), /^(account|signer|action\.user): .*(small order|non-canonical)/);
+      expectRefused(
+        await send(venue, forger(key), key, { type: 'faucet', user: key, amount: 1000 }),
+        /^(account|signer|action\.user): .*(small order|non-canonical)/,
+      );
       expect(await owner.query('fullAccount', key)).toEqual(await owner.query('fullAccount', Keypair.generate().publicKey));
       expect(await state()).toBe(before);
     },
@@ -77,7 +80,10 @@ describe('local venue: small-order and non-canonical keys are refused at every b
 
   it('a real account cannot add a small-order agent wallet, so the forged agent never acts for it', async () => {
     const before = await state();
-    expectRefused(await send(venue, owner.key, owner.account, { type: 'agentWalletCreation', agent: IDENTITY_KEY, delete: false }), /^action\.agent: .*small order/);
+    expectRefused(
+      await send(venue, owner.key, owner.account, { type: 'agentWalletCreation', agent: IDENTITY_KEY, delete: false }),
+      /^action\.agent: .*small order/,
+    );
     expect(venue.engine.agents(owner.account)).toEqual([]);
     const r = await send(venue, forger(IDENTITY_KEY), owner.account, { type: 'order', orders: [owner.limit('BTC-USD', true, 40_000, 0.001) as OrderItem] });
     expectRefused(r, /^signer: /);

@@ -154,7 +154,13 @@ describe('local venue: no request ends the process', () => {
 
   it('the same targets on POST with a body, and on a keep-alive connection after a good request', async () => {
     const body = JSON.stringify({ type: 'openOrders', user: 'x' });
-    expectJsonError(await raw(venue, `POST http://[ HTTP/1.1\r\nHost: venue\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`), 400);
+    expectJsonError(
+      await raw(
+        venue,
+        `POST http://[ HTTP/1.1\r\nHost: venue\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      ),
+      400,
+    );
     const keepAlive = await raw(venue, `GET /api/v1/exchangeInfo HTTP/1.1\r\nHost: venue\r\n\r\n${request('http://[')}`);
     expect(keepAlive.status).toBe(200);
     const second = keepAlive.body.slice(keepAlive.body.indexOf('HTTP/1.1 '));
@@ -166,7 +172,10 @@ describe('local venue: no request ends the process', () => {
   it.each([
     ['a non-numeric content-length', 'POST /api/v1/account HTTP/1.1\r\nHost: venue\r\nContent-Length: abc\r\n\r\n{}'],
     ['two different content-lengths', 'POST /api/v1/account HTTP/1.1\r\nHost: venue\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}'],
-    ['content-length with chunked encoding', 'POST /api/v1/account HTTP/1.1\r\nHost: venue\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n'],
+    [
+      'content-length with chunked encoding',
+      'POST /api/v1/account HTTP/1.1\r\nHost: venue\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+    ],
     ['a malformed chunk', 'POST /api/v1/account HTTP/1.1\r\nHost: venue\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
     ['a header without a colon', 'GET /api/v1/exchangeInfo HTTP/1.1\r\nHost: venue\r\nbroken header\r\n\r\n'],
     ['a control character in a header value', 'GET /api/v1/exchangeInfo HTTP/1.1\r\nHost: venue\r\nX-A: a\x01b\r\n\r\n'],
@@ -188,15 +197,17 @@ describe('local venue: no request ends the process', () => {
     await expectAlive();
   });
 
-  it.each(['/api/v1/l2book?symbol=%E0%A4%A&nlevels=%zz', '/api/v1/l2book?symbol=BTC-USD&nlevels=1e999', '/api/v1/l2book?%', '/api/v1/exchangeInfo?a=%00&a=%ff'])(
-    'a bad query string (%s) gets a 4xx or 200, never a dropped connection',
-    async (target) => {
-      const r = await raw(venue, request(target));
-      expect([200, 400, 404]).toContain(r.status);
-      expect(() => JSON.parse(r.body)).not.toThrow();
-      await expectAlive();
-    },
-  );
+  it.each([
+    '/api/v1/l2book?symbol=%E0%A4%A&nlevels=%zz',
+    '/api/v1/l2book?symbol=BTC-USD&nlevels=1e999',
+    '/api/v1/l2book?%',
+    '/api/v1/exchangeInfo?a=%00&a=%ff',
+  ])('a bad query string (%s) gets a 4xx or 200, never a dropped connection', async (target) => {
+    const r = await raw(venue, request(target));
+    expect([200, 400, 404]).toContain(r.status);
+    expect(() => JSON.parse(r.body)).not.toThrow();
+    await expectAlive();
+  });
 
   const upgrade = 'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n';
 
@@ -236,7 +247,9 @@ describe('local venue: no request ends the process', () => {
 
 describe('perpbot venue (its own process): no request ends it', () => {
   it('the process answers each target a URL parser rejects with a 4xx and keeps serving', async () => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, '../../../dist/src/cli.js'), 'venue', '--port', '0', '--no-flow'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(import.meta.dirname, '../../../dist/src/cli.js'), 'venue', '--port', '0', '--no-flow'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       let out = '';
       const url = await new Promise<URL>((resolve, reject) => {
@@ -270,7 +283,9 @@ describe('local venue: start-up faults', () => {
 describe('local venue: open orders per account are capped', () => {
   const statusOf = (r: { body: any }, i = 0) => r.body.response.data.statuses[i];
   /** A stop-market sell: it parks (a live order) until the mark falls to `triggerPx`. */
-  const stop = (symbol: string, sz: number, triggerPx: number) => ({ order: { c: symbol, b: false, px: 0, sz, r: false, t: { trigger: { is_market: true, triggerPx } } } });
+  const stop = (symbol: string, sz: number, triggerPx: number) => ({
+    order: { c: symbol, b: false, px: 0, sz, r: false, t: { trigger: { is_market: true, triggerPx } } },
+  });
 
   it('the order past the cap is refused with rejectedRiskLimit and changes no book, open order or balance', async () => {
     const v = await quietVenue({ seed: 15, verifyOnWorker: false, engine: { maxOpenOrdersPerAccount: 5 } });
@@ -279,7 +294,11 @@ describe('local venue: open orders per account are capped', () => {
       await t.faucet(100_000);
       const placed = await t.orders(...[1, 2, 3, 4].map((i) => t.limit('ETH-USD', true, 1000 + i, 0.1)), stop('ETH-USD', 0.1, 500));
       expect(placed.body.response.data.statuses.map((s: object) => Object.keys(s)[0])).toEqual(['resting', 'resting', 'resting', 'resting', 'resting']);
-      const before = { open: await t.query('openOrders'), full: await t.query('fullAccount'), levels: (await http(`${v.url}/l2book?symbol=ETH-USD`)).body.levels };
+      const before = {
+        open: await t.query('openOrders'),
+        full: await t.query('fullAccount'),
+        levels: (await http(`${v.url}/l2book?symbol=ETH-USD`)).body.levels,
+      };
 
       for (const item of [t.limit('ETH-USD', true, 900, 0.1), t.limit('ETH-USD', false, 5000, 0.1, 'ALO'), stop('ETH-USD', 0.1, 400)]) {
         const r = await t.orders(item);
@@ -291,7 +310,11 @@ describe('local venue: open orders per account are capped', () => {
 
       const ioc = await t.orders(t.limit('ETH-USD', false, 5000, 0.1, 'IOC'));
       expect(Object.keys(statusOf(ioc))).toEqual(['cancelledIOC']);
-      const freed = await t.orders({ cancel: { c: 'ETH-USD', oid: placed.orderIds[0] } }, t.limit('ETH-USD', true, 950, 0.1), t.limit('ETH-USD', true, 940, 0.1));
+      const freed = await t.orders(
+        { cancel: { c: 'ETH-USD', oid: placed.orderIds[0] } },
+        t.limit('ETH-USD', true, 950, 0.1),
+        t.limit('ETH-USD', true, 940, 0.1),
+      );
       expect(freed.body.response.data.statuses.map((s: object) => Object.keys(s)[0])).toEqual(['cancelled', 'resting', 'rejectedRiskLimit']);
       expect(await t.query('openOrders')).toHaveLength(5);
       expect(v.engine.selfCheck()).toEqual([]);
@@ -328,7 +351,11 @@ describe('local venue: one unsigned query costs bounded work', () => {
       await taker.faucet(1_000_000_000);
       // Rest as many orders as the venue takes, fill them (and refuse the rest), rest again: full histories, 1000 open.
       restBuys(v, heavy.account, 6000);
-      for (let b = 0; b < 60; b++) v.engine.applyOrderAction(taker.account, Array.from({ length: 100 }, () => ({ order: { c: 'SOL-USD', b: false, px: 40, sz: 1, r: false, t: { limit: { tif: 'IOC' as const } } } })));
+      for (let b = 0; b < 60; b++)
+        v.engine.applyOrderAction(
+          taker.account,
+          Array.from({ length: 100 }, () => ({ order: { c: 'SOL-USD', b: false, px: 40, sz: 1, r: false, t: { limit: { tif: 'IOC' as const } } } })),
+        );
       restBuys(v, heavy.account, 6000);
       v.engine.drainEvents();
       const open = v.engine.openOrders(heavy.account).length;

@@ -22,7 +22,11 @@ export async function http(url: string, init?: RequestInit): Promise<Reply> {
 }
 
 export function post(venue: Venue, path: string, body: unknown): Promise<Reply> {
-  return http(`${venue.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return http(`${venue.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 /** A trader: a key, a nonce source and helpers to send signed v1 actions. */
@@ -41,7 +45,14 @@ export class Trader {
 
   /** Signs `action` and returns the request's path, body text and predicted order ids. */
   sign(action: Record<string, unknown>, nonce = this.nonces.next()) {
-    const signed = signRequest(v1Codec, this.key, { actions: action, account: this.account, signer: this.key.publicKey, nonce, network: 'mainnet', mode: 'raw' });
+    const signed = signRequest(v1Codec, this.key, {
+      actions: action,
+      account: this.account,
+      signer: this.key.publicKey,
+      nonce,
+      network: 'mainnet',
+      mode: 'raw',
+    });
     return { path: signed.encoded.path, bodyText: signed.bodyText, orderIds: signed.encoded.orderIds };
   }
 

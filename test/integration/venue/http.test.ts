@@ -70,7 +70,16 @@ describe('local venue HTTP: signed actions', () => {
       t.market('ETH-USD', true, 1),
     );
     const keys = statuses(r).map((s) => Object.keys(s)[0]);
-    expect(keys).toEqual(['rejectedCrossing', 'rejectedInvalid', 'rejectedInvalid', 'rejectedInvalid', 'cancelledReduceOnly', 'cancelledSelfCrossing', 'cancelledIOC', 'partiallyFilled']);
+    expect(keys).toEqual([
+      'rejectedCrossing',
+      'rejectedInvalid',
+      'rejectedInvalid',
+      'rejectedInvalid',
+      'cancelledReduceOnly',
+      'cancelledSelfCrossing',
+      'cancelledIOC',
+      'partiallyFilled',
+    ]);
     expect(statuses(r)[1].rejectedInvalid.reason).toMatch(/tick/);
     expect(statuses(r)[2].rejectedInvalid.reason).toMatch(/symbol/);
     expect(statuses(r)[3].rejectedInvalid.reason).toMatch(/notional/);
@@ -83,10 +92,35 @@ describe('local venue HTTP: signed actions', () => {
   it('clamps leverage to 1..50 and the market maximum, without an error', async () => {
     const t = new Trader(venue);
     await t.faucet();
-    const r = await t.send({ type: 'updateUserSettings', settings: { m: [['BTC-USD', 80], ['ETH-USD', 0.5], ['SOL-USD', 7]] } });
-    expect(statuses(r)).toEqual([{ settings: { maxLeverage: [['BTC-USD', 50], ['ETH-USD', 1], ['SOL-USD', 7]] } }]);
+    const r = await t.send({
+      type: 'updateUserSettings',
+      settings: {
+        m: [
+          ['BTC-USD', 80],
+          ['ETH-USD', 0.5],
+          ['SOL-USD', 7],
+        ],
+      },
+    });
+    expect(statuses(r)).toEqual([
+      {
+        settings: {
+          maxLeverage: [
+            ['BTC-USD', 50],
+            ['ETH-USD', 1],
+            ['SOL-USD', 7],
+          ],
+        },
+      },
+    ]);
     const full = parseAccountResponse('fullAccount', await t.query('fullAccount'))[0]!.fullAccount;
-    expect(full.settings.maxLeverage).toEqual(expect.arrayContaining([['BTC-USD', 50], ['ETH-USD', 1], ['SOL-USD', 7]]));
+    expect(full.settings.maxLeverage).toEqual(
+      expect.arrayContaining([
+        ['BTC-USD', 50],
+        ['ETH-USD', 1],
+        ['SOL-USD', 7],
+      ]),
+    );
   });
 
   it('lets a registered agent trade for the account, and refuses it after removal', async () => {
@@ -150,7 +184,12 @@ describe('local venue HTTP: refused requests change no state', () => {
       ['/order', '{"action":', 400, /not valid JSON/],
       ['/order', '[]', 400, /expected object/],
       ['/order', { ...good, action: { ...good.action, type: 'teleport' } }, 400, /action\.type/],
-      ['/order', { ...good, action: { ...good.action, orders: [{ order: { ...good.action.orders[0].order, sz: 'lots' } }] } }, 400, /action\.orders\[0\]\.order\.sz/],
+      [
+        '/order',
+        { ...good, action: { ...good.action, orders: [{ order: { ...good.action.orders[0].order, sz: 'lots' } }] } },
+        400,
+        /action\.orders\[0\]\.order\.sz/,
+      ],
       ['/order', { ...good, account: undefined }, 400, /account: missing field/],
       ['/order', { ...good, extra: 1 }, 400, /extra: unknown field/],
       ['/order', { ...good, action: { ...good.action, orders: Array(101).fill(good.action.orders[0]) } }, 400, /action\.orders: array longer than 100/],
@@ -190,7 +229,15 @@ describe('local venue HTTP: market data and limits', () => {
     const info = await http(`${venue.url}/exchangeInfo`);
     expect(info.status).toBe(200);
     expect(info.body.map((m: any) => m.symbol)).toEqual(['BTC-USD', 'ETH-USD', 'SOL-USD']);
-    expect(info.body[0]).toMatchObject({ baseAsset: 'BTC', quoteAsset: 'USDC', status: 'TRADING', tickSize: 0.1, lotSize: 0.0001, minNotional: 10, maxLeverage: 50 });
+    expect(info.body[0]).toMatchObject({
+      baseAsset: 'BTC',
+      quoteAsset: 'USDC',
+      status: 'TRADING',
+      tickSize: 0.1,
+      lotSize: 0.0001,
+      minNotional: 10,
+      maxLeverage: 50,
+    });
     const t = new Trader(venue);
     await t.faucet(100_000);
     await t.orders(t.limit('ETH-USD', true, 2000, 1), t.limit('ETH-USD', true, 1999, 2), t.limit('ETH-USD', true, 1999, 1));

@@ -20,8 +20,7 @@ const statusKey = (r: { body: any }, i = 0) => Object.keys(r.body.response.data.
 
 describe('local venue: margin, oracle, funding, liquidation over HTTP', () => {
   const oracle = () => new Trader(venue, oracleKey);
-  const setMark = (symbol: string, price: number) =>
-    oracle().send({ type: 'oracle', prices: [{ timestamp: clock.nowNs(), symbol, price }] });
+  const setMark = (symbol: string, price: number) => oracle().send({ type: 'oracle', prices: [{ timestamp: clock.nowNs(), symbol, price }] });
 
   it('working: an order that fills partly rests the rest; rejectedRiskLimit beyond initial margin', async () => {
     const maker = new Trader(venue);

@@ -20,7 +20,8 @@ afterAll(() => venue.close());
 const statuses = (r: { body: any }) => r.body.response.data.statuses as any[];
 
 describe('local venue: state hardening over HTTP', () => {
-  const setMark = (symbol: string, price: number, timestamp = clock.nowNs()) => new Trader(venue, oracleKey).send({ type: 'oracle', prices: [{ timestamp, symbol, price }] });
+  const setMark = (symbol: string, price: number, timestamp = clock.nowNs()) =>
+    new Trader(venue, oracleKey).send({ type: 'oracle', prices: [{ timestamp, symbol, price }] });
 
   it('an oracle price of 1e308, a timestamp of 2^64−1 or a move beyond the band gets 400 and changes nothing; the symbol still takes prices', async () => {
     expect(Object.keys(statuses(await setMark('BTC-USD', 50_000))[0])).toEqual(['oracle']);
@@ -62,7 +63,9 @@ describe('local venue: state hardening over HTTP', () => {
       const pushed = await ws.until((m) => m.data?.type === 'orderUpdate' && m.data.orderId === oid);
       expect(pushed.data).toMatchObject({ symbol: 'DOGE-USD', status: 'rejectedInvalid' });
       const history = parseAccountResponse('orderHistory', await t.query('orderHistory'));
-      expect(history.map((h) => h.orderHistory)).toEqual([expect.objectContaining({ orderId: oid, symbol: 'DOGE-USD', status: 'rejectedInvalid', reason: 'unknown symbol' })]);
+      expect(history.map((h) => h.orderHistory)).toEqual([
+        expect.objectContaining({ orderId: oid, symbol: 'DOGE-USD', status: 'rejectedInvalid', reason: 'unknown symbol' }),
+      ]);
     } finally {
       ws.close();
     }

@@ -61,7 +61,20 @@ describe('local venue WebSocket', () => {
       kinds.add(parsed.type === 'account' ? `account.${parsed.data.type}` : parsed.type);
     }
     expect([...kinds].sort()).toEqual(
-      ['subscriptionResponse', 'account.accountSnapshot', 'l2Delta', 'l2Snapshot', 'ticker', 'frontendContext', 'risk', 'trades', 'account.orderUpdate', 'account.fill', 'account.positionUpdate', 'account.marginUpdate'].sort(),
+      [
+        'subscriptionResponse',
+        'account.accountSnapshot',
+        'l2Delta',
+        'l2Snapshot',
+        'ticker',
+        'frontendContext',
+        'risk',
+        'trades',
+        'account.orderUpdate',
+        'account.fill',
+        'account.positionUpdate',
+        'account.marginUpdate',
+      ].sort(),
     );
     expect(ws.messages[0]).toEqual({
       type: 'subscriptionResponse',

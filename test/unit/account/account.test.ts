@@ -11,10 +11,37 @@ const USER = key(1);
 const [A, B] = [key(0xa1), key(0xa2)];
 
 const order = (orderId: string, extra: Partial<VenueOrder> = {}): VenueOrder => ({
-  orderId, symbol: 'BTC-USD', side: 'buy', price: 100, originalSize: 2, remainingSize: 2, filledSize: 0, avgFillPrice: 0, maker: true, status: 'placed', venueTimeNs: 10n, reason: undefined, reduceOnly: false, tif: 'GTC', ...extra,
+  orderId,
+  symbol: 'BTC-USD',
+  side: 'buy',
+  price: 100,
+  originalSize: 2,
+  remainingSize: 2,
+  filledSize: 0,
+  avgFillPrice: 0,
+  maker: true,
+  status: 'placed',
+  venueTimeNs: 10n,
+  reason: undefined,
+  reduceOnly: false,
+  tif: 'GTC',
+  ...extra,
 });
-const fill = (orderId: string, venueTimeNs: bigint): Fill => ({ symbol: 'BTC-USD', orderId, side: 'buy', price: 100, size: 1, feeUsd: 0.01, maker: true, cause: 'trade', venueTimeNs });
-const snapshot = (...openOrders: VenueOrder[]): AccountUpdate => ({ kind: 'snapshot', snapshot: { openOrders, positions: [], collateral: [{ coin: 'USDC', amount: 10 }], leverage: [] } });
+const fill = (orderId: string, venueTimeNs: bigint): Fill => ({
+  symbol: 'BTC-USD',
+  orderId,
+  side: 'buy',
+  price: 100,
+  size: 1,
+  feeUsd: 0.01,
+  maker: true,
+  cause: 'trade',
+  venueTimeNs,
+});
+const snapshot = (...openOrders: VenueOrder[]): AccountUpdate => ({
+  kind: 'snapshot',
+  snapshot: { openOrders, positions: [], collateral: [{ coin: 'USDC', amount: 10 }], leverage: [] },
+});
 
 /** An account source whose stream the test drives and whose queries answer the current rows. */
 class FakeAccountSource implements AccountDataSource {
@@ -73,7 +100,10 @@ describe('AccountStreams', () => {
     expect([source.reads, updates, fills]).toEqual([1, [], []]);
     source.stream.next({ kind: 'fill', fill: fill(A, 20n) });
     source.fillRows = [fill(A, 30n), fill(A, 20n), fill(B, 1n)];
-    source.historyRows = [{ ...order(A), orderType: 'limit', tif: 'GTC', reduceOnly: false, status: 'filled', filledSize: 2, venueTimeNs: 40n }, ...source.historyRows];
+    source.historyRows = [
+      { ...order(A), orderType: 'limit', tif: 'GTC', reduceOnly: false, status: 'filled', filledSize: 2, venueTimeNs: 40n },
+      ...source.historyRows,
+    ];
     source.stream.next(snapshot());
     await flushPromises();
     expect(snapshots).toBe(2);

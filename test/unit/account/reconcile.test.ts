@@ -9,13 +9,47 @@ const USER = key(1);
 const [A, B, C, OLD] = [key(0xa1), key(0xa2), key(0xa3), key(0xa4)];
 
 const open = (orderId: string, extra: Partial<VenueOrder> = {}): VenueOrder => ({
-  orderId, symbol: 'BTC-USD', side: 'buy', price: 100, originalSize: 2, remainingSize: 2, filledSize: 0, avgFillPrice: 0, maker: true, status: 'placed', venueTimeNs: 10n, reason: undefined, reduceOnly: false, tif: 'GTC', ...extra,
+  orderId,
+  symbol: 'BTC-USD',
+  side: 'buy',
+  price: 100,
+  originalSize: 2,
+  remainingSize: 2,
+  filledSize: 0,
+  avgFillPrice: 0,
+  maker: true,
+  status: 'placed',
+  venueTimeNs: 10n,
+  reason: undefined,
+  reduceOnly: false,
+  tif: 'GTC',
+  ...extra,
 });
 const fill = (orderId: string, venueTimeNs: bigint, size = 1): Fill => ({
-  symbol: 'BTC-USD', orderId, side: 'buy', price: 100, size, feeUsd: 0.01, maker: true, cause: 'trade', venueTimeNs,
+  symbol: 'BTC-USD',
+  orderId,
+  side: 'buy',
+  price: 100,
+  size,
+  feeUsd: 0.01,
+  maker: true,
+  cause: 'trade',
+  venueTimeNs,
 });
 const history = (orderId: string, status: TerminalOrderStatus, filledSize: number, venueTimeNs: bigint): ClosedOrder => ({
-  orderId, symbol: 'BTC-USD', side: 'buy', orderType: 'limit', tif: 'GTC', price: 100, avgFillPrice: 100, originalSize: 2, filledSize, reduceOnly: false, status, reason: undefined, venueTimeNs,
+  orderId,
+  symbol: 'BTC-USD',
+  side: 'buy',
+  orderType: 'limit',
+  tif: 'GTC',
+  price: 100,
+  avgFillPrice: 100,
+  originalSize: 2,
+  filledSize,
+  reduceOnly: false,
+  status,
+  reason: undefined,
+  venueTimeNs,
 });
 const state = (...orders: VenueOrder[]): AccountState =>
   applyAccountUpdate(USER, undefined, { kind: 'snapshot', snapshot: { openOrders: orders, positions: [], collateral: [], leverage: [] } })!;
@@ -37,7 +71,22 @@ describe('missedEvents', () => {
     expect(events.find((e) => e.kind === 'fill')).toEqual({ kind: 'fill', fill: fill(A, 30n) });
     expect(events.at(-1)).toEqual({
       kind: 'order',
-      order: { orderId: A, symbol: 'BTC-USD', side: 'buy', price: 100, originalSize: 2, remainingSize: 1, filledSize: 1, avgFillPrice: 100, maker: true, status: 'cancelled', venueTimeNs: 50n, reason: undefined, reduceOnly: false, tif: 'GTC' },
+      order: {
+        orderId: A,
+        symbol: 'BTC-USD',
+        side: 'buy',
+        price: 100,
+        originalSize: 2,
+        remainingSize: 1,
+        filledSize: 1,
+        avgFillPrice: 100,
+        maker: true,
+        status: 'cancelled',
+        venueTimeNs: 50n,
+        reason: undefined,
+        reduceOnly: false,
+        tif: 'GTC',
+      },
     });
     expect(missedEvents(state(open(A), open(B)), state(working, open(C)), fills, hist, baseline, seen)).toEqual([]);
   });

@@ -7,16 +7,51 @@ const USER = key(1);
 const A = key(0xa1);
 const B = key(0xa2);
 const order = (orderId: string, extra: Partial<VenueOrder> = {}): VenueOrder => ({
-  orderId, symbol: 'BTC-USD', side: 'buy', price: 100, originalSize: 2, remainingSize: 2, filledSize: 0, avgFillPrice: 0, maker: true, status: 'placed', venueTimeNs: 1n, reason: undefined, reduceOnly: true, tif: 'ALO', ...extra,
+  orderId,
+  symbol: 'BTC-USD',
+  side: 'buy',
+  price: 100,
+  originalSize: 2,
+  remainingSize: 2,
+  filledSize: 0,
+  avgFillPrice: 0,
+  maker: true,
+  status: 'placed',
+  venueTimeNs: 1n,
+  reason: undefined,
+  reduceOnly: true,
+  tif: 'ALO',
+  ...extra,
 });
 const position = (symbol: string, size: number, extra: Partial<Position> = {}): Position => ({
-  symbol, size, entryPrice: 99, realizedPnlUsd: 0, leverage: 5, unrealizedPnlUsd: undefined, liquidationPrice: undefined, ...extra,
+  symbol,
+  size,
+  entryPrice: 99,
+  realizedPnlUsd: 0,
+  leverage: 5,
+  unrealizedPnlUsd: undefined,
+  liquidationPrice: undefined,
+  ...extra,
 });
 const snapshot: AccountUpdate = {
   kind: 'snapshot',
-  snapshot: { openOrders: [order(A), order(B)], positions: [position('BTC-USD', 1), position('SOL-USD', 0)], collateral: [{ coin: 'USDC', amount: 1000 }], leverage: [{ symbol: 'BTC-USD', leverage: 5 }] },
+  snapshot: {
+    openOrders: [order(A), order(B)],
+    positions: [position('BTC-USD', 1), position('SOL-USD', 0)],
+    collateral: [{ coin: 'USDC', amount: 1000 }],
+    leverage: [{ symbol: 'BTC-USD', leverage: 5 }],
+  },
 };
-const margin: Margin = { totalBalanceUsd: 5, availableBalanceUsd: 4, marginUsedUsd: 1, notionalUsd: 30, realizedPnlUsd: 1, unrealizedPnlUsd: 2, feesUsd: 0, fundingUsd: 0 };
+const margin: Margin = {
+  totalBalanceUsd: 5,
+  availableBalanceUsd: 4,
+  marginUsedUsd: 1,
+  notionalUsd: 30,
+  realizedPnlUsd: 1,
+  unrealizedPnlUsd: 2,
+  feesUsd: 0,
+  fundingUsd: 0,
+};
 
 function fold(...updates: AccountUpdate[]): AccountState | undefined {
   return updates.reduce<AccountState | undefined>((s, u) => applyAccountUpdate(USER, s, u), undefined);
@@ -34,8 +69,9 @@ describe('account state', () => {
     expect(s.margin).toBeUndefined();
   });
 
-  it('folds order updates (keeping the open-order report\'s reduce-only and time in force), removing terminal orders', () => {
-    const update = (orderId: string, extra: Partial<VenueOrder>) => ({ kind: 'order', order: order(orderId, { reduceOnly: undefined, tif: undefined, ...extra }) }) as const;
+  it("folds order updates (keeping the open-order report's reduce-only and time in force), removing terminal orders", () => {
+    const update = (orderId: string, extra: Partial<VenueOrder>) =>
+      ({ kind: 'order', order: order(orderId, { reduceOnly: undefined, tif: undefined, ...extra }) }) as const;
     const s = fold(snapshot, update(A, { status: 'working', remainingSize: 1, filledSize: 1, avgFillPrice: 100 }), update(B, { status: 'cancelled' }))!;
     expect([...s.orders.keys()]).toEqual([A]);
     expect(s.orders.get(A)).toMatchObject({ status: 'working', filledSize: 1, remainingSize: 1, reduceOnly: true, tif: 'ALO' });

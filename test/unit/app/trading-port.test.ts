@@ -32,8 +32,18 @@ describe('the venue port is enough to trade', () => {
     const venue = new MemoryVenue(RULES);
     venue.publishBook(SYMBOL, [[99_990, 5]], [[100_010, 5]]);
     const key = Keypair.generate();
-    const strategies = await loadStrategies([{ name: 'mm', module: 'market-maker', params: { symbol: SYMBOL, size: 0.005, maxPosition: 1, halfSpreadBps: 5, minIntervalMs: 0 } }]);
-    const session = await startTrading({ venue, dialect: 'v1', network: 'mainnet', key, nonceStore: new MemoryNonceStore(), strategies, signing: 'deterministic' });
+    const strategies = await loadStrategies([
+      { name: 'mm', module: 'market-maker', params: { symbol: SYMBOL, size: 0.005, maxPosition: 1, halfSpreadBps: 5, minIntervalMs: 0 } },
+    ]);
+    const session = await startTrading({
+      venue,
+      dialect: 'v1',
+      network: 'mainnet',
+      key,
+      nonceStore: new MemoryNonceStore(),
+      strategies,
+      signing: 'deterministic',
+    });
 
     await until(async () => (await venue.account.openOrders(key.publicKey)).length === 2, 'a bid and an ask resting');
     const [bid] = (await venue.account.openOrders(key.publicKey)).filter((o) => o.side === 'buy');

@@ -88,7 +88,11 @@ describe('environment interpolation', () => {
   const read = (text: string) => parseYamlText(text, schema, 's', { env });
 
   it('substitutes set variables and defaults in string values, leaving keys alone', () => {
-    expect(read('name: "${HOST}:${PORT}"\nlist:\n  - x-${HOST}\n  - ${NOPE:-dflt}\ninner: {b: "${PORT}"}\n')).toEqual({ name: 'h.example:9000', list: ['x-h.example', 'dflt'], inner: { b: '9000' } });
+    expect(read('name: "${HOST}:${PORT}"\nlist:\n  - x-${HOST}\n  - ${NOPE:-dflt}\ninner: {b: "${PORT}"}\n')).toEqual({
+      name: 'h.example:9000',
+      list: ['x-h.example', 'dflt'],
+      inner: { b: '9000' },
+    });
     expect(errorsOf(() => read('${HOST}: 1\n')).problems[0]!.key).toBe('${HOST}');
   });
 

@@ -34,7 +34,18 @@ afterEach(async () => {
 
 async function start(): Promise<Rig> {
   const venue = await CurrentVenue.start();
-  venue.setBook(SYMBOL, [[100, 1], [99, 2], [98, 3]], [[101, 1], [102, 2]]);
+  venue.setBook(
+    SYMBOL,
+    [
+      [100, 1],
+      [99, 2],
+      [98, 3],
+    ],
+    [
+      [101, 1],
+      [102, 2],
+    ],
+  );
   const pool = new WsPool({ url: venue.wsUrl, dialect: 'current', backoff: { initialMs: 20, maxMs: 100 } });
   const http = new HttpClient({ baseUrl: venue.httpUrl, dialect: 'current', timeoutMs: 500, readRetries: 1, backoff: { initialMs: 10, maxMs: 20 } });
   return (rig = { venue, live: liveVenueOf({ http, pool, dialect: 'current', network: 'mainnet' }) });
@@ -55,7 +66,8 @@ function accountConverged(venue: CurrentVenue, state: AccountState | undefined):
   if (state.orders.size !== a.orders.size || state.positions.size !== [...a.positions.values()].filter((p) => p.size !== 0).length) return false;
   for (const [id, o] of a.orders) {
     const mine = state.orders.get(id);
-    if (!mine || mine.side !== (o.originalSize > 0 ? 'buy' : 'sell') || mine.remainingSize !== Math.abs(o.size) || mine.filledSize !== o.filledSize) return false;
+    if (!mine || mine.side !== (o.originalSize > 0 ? 'buy' : 'sell') || mine.remainingSize !== Math.abs(o.size) || mine.filledSize !== o.filledSize)
+      return false;
   }
   for (const [symbol, p] of a.positions) if (p.size !== 0 && state.positions.get(symbol)?.size !== p.size) return false;
   return state.collateral.get('USDC') === a.balance;
@@ -88,8 +100,19 @@ describe('the client against a venue that speaks only the current dialect', () =
     venue.placeOrder(USER, a, SYMBOL, false, 101, 2, true);
     venue.fillOrder(USER, a, 0.5, OTHER);
     const seen = watchAccount(new AccountStreams({ source: live.account }));
-    await until(() => accountConverged(venue, seen.state) && seen.state!.margin !== undefined && seen.state!.positions.get(SYMBOL)?.unrealizedPnlUsd !== undefined, 'snapshot');
-    expect(seen.state!.orders.get(a)).toMatchObject({ side: 'sell', originalSize: 2, remainingSize: 1.5, filledSize: 0.5, status: 'working', tif: 'ALO', reduceOnly: false });
+    await until(
+      () => accountConverged(venue, seen.state) && seen.state!.margin !== undefined && seen.state!.positions.get(SYMBOL)?.unrealizedPnlUsd !== undefined,
+      'snapshot',
+    );
+    expect(seen.state!.orders.get(a)).toMatchObject({
+      side: 'sell',
+      originalSize: 2,
+      remainingSize: 1.5,
+      filledSize: 0.5,
+      status: 'working',
+      tif: 'ALO',
+      reduceOnly: false,
+    });
     expect(seen.state!.positions.get(SYMBOL)).toMatchObject({ size: -0.5, entryPrice: 101, unrealizedPnlUsd: 1.5, liquidationPrice: 90.9 });
     expect(seen.state!.margin).toMatchObject({ totalBalanceUsd: 10_000, availableBalanceUsd: 10_000 });
     expect(seen.state!.leverage.get(SYMBOL)).toBe(10);
@@ -139,19 +162,28 @@ describe('the client against a venue that speaks only the current dialect', () =
     expect(await http.exchangeInfo()).toMatchObject([{ symbol: SYMBOL, tickSize: 0.5, lotSize: 0.001, maxLeverage: 50 }]);
 
     const oid = key(0xa1);
-    venue.orderAnswers.push(JSON.stringify({ status: 'ok', response: { type: 'order', data: { statuses: [{ cancelledIoc: { oid, filledSz: -0.4 } }, { triggered: { oid } }] } } }));
+    venue.orderAnswers.push(
+      JSON.stringify({ status: 'ok', response: { type: 'order', data: { statuses: [{ cancelledIoc: { oid, filledSz: -0.4 } }, { triggered: { oid } }] } } }),
+    );
     const request = { encoded: { path: '/order' }, bodyText: '{"actions":[{"cxa":{"c":[]}}]}' } as SignedRequest;
     const outcome = await http.submit(request);
-    expect(outcome.outcome === 'accepted' && outcome.response.response.data.statuses).toEqual([{ cancelledIOC: { oid, filledSz: 0.4 } }, { triggered: { oid } }]);
+    expect(outcome.outcome === 'accepted' && outcome.response.response.data.statuses).toEqual([
+      { cancelledIOC: { oid, filledSz: 0.4 } },
+      { triggered: { oid } },
+    ]);
   });
 
-  it('the venue adapter reads the same answers in the vocabulary: open orders, market rules and an action\'s items', async () => {
+  it("the venue adapter reads the same answers in the vocabulary: open orders, market rules and an action's items", async () => {
     const { venue, live } = await start();
     const oid = key(0xa1);
     venue.placeOrder(USER, oid, SYMBOL, false, 101, 2, true);
-    expect(await live.account.openOrders(USER)).toEqual([expect.objectContaining({ orderId: oid, side: 'sell', originalSize: 2, remainingSize: 2, status: 'placed', tif: 'ALO' })]);
+    expect(await live.account.openOrders(USER)).toEqual([
+      expect.objectContaining({ orderId: oid, side: 'sell', originalSize: 2, remainingSize: 2, status: 'placed', tif: 'ALO' }),
+    ]);
     expect(await live.markets()).toEqual([{ symbol: SYMBOL, tickSizeUsd: 0.5, lotSizeBase: 0.001, minNotionalUsd: expect.any(Number), maxLeverage: 50 }]);
-    venue.orderAnswers.push(JSON.stringify({ status: 'ok', response: { type: 'order', data: { statuses: [{ cancelledIoc: { oid, filledSz: -0.4 } }, { triggered: { oid } }] } } }));
+    venue.orderAnswers.push(
+      JSON.stringify({ status: 'ok', response: { type: 'order', data: { statuses: [{ cancelledIoc: { oid, filledSz: -0.4 } }, { triggered: { oid } }] } } }),
+    );
     const request = { encoded: { path: '/order' }, bodyText: '{"actions":[{"cxa":{"c":[]}}]}' } as SignedRequest;
     expect(await live.submitter.submit(request)).toEqual({
       outcome: 'accepted',

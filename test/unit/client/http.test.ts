@@ -38,11 +38,17 @@ describe('HttpClient.submit outcomes', () => {
   it('accepted: the venue processed the action (item statuses validated)', async () => {
     venue.answers.push({ status: 200, body: OK([{ resting: { oid: key(0x44) } }]) });
     const outcome = await http.submit(signed(PLACE));
-    expect(outcome).toEqual({ outcome: 'accepted', response: { status: 'ok', response: { type: 'order', data: { statuses: [{ resting: { oid: key(0x44) } }] } } } });
+    expect(outcome).toEqual({
+      outcome: 'accepted',
+      response: { status: 'ok', response: { type: 'order', data: { statuses: [{ resting: { oid: key(0x44) } }] } } },
+    });
   });
 
   it('rejected: a status "error" envelope, a 4xx error body', async () => {
-    venue.answers.push({ status: 200, body: JSON.stringify({ status: 'error', response: { type: 'order', data: { statuses: [{ error: { message: 'bad signature' } }] } } }) });
+    venue.answers.push({
+      status: 200,
+      body: JSON.stringify({ status: 'error', response: { type: 'order', data: { statuses: [{ error: { message: 'bad signature' } }] } } }),
+    });
     venue.answers.push({ status: 400, body: JSON.stringify({ status: 'error', error: { code: 'INVALID', message: 'orders: missing field' } }) });
     expect(await http.submit(signed(PLACE))).toMatchObject({ outcome: 'rejected', reason: 'bad signature', httpStatus: 200 });
     expect(await http.submit(signed(PLACE))).toMatchObject({ outcome: 'rejected', reason: 'orders: missing field', code: 'INVALID', httpStatus: 400 });
@@ -52,7 +58,10 @@ describe('HttpClient.submit outcomes', () => {
   it('a 429 is back-pressure: Retry-After (seconds or HTTP date) is waited out and the same bytes are sent again; counted', async () => {
     const limited = JSON.stringify({ status: 'error', error: { code: 'RATE_LIMITED', message: 'too many requests' } });
     const inTenSeconds = new Date(Date.now() + 10_000).toUTCString();
-    venue.answers.push({ status: 429, body: limited, headers: { 'retry-after': '2' } }, { status: 429, body: limited, headers: { 'retry-after': inTenSeconds } });
+    venue.answers.push(
+      { status: 429, body: limited, headers: { 'retry-after': '2' } },
+      { status: 429, body: limited, headers: { 'retry-after': inTenSeconds } },
+    );
     venue.answers.push({ status: 200, body: OK([{ resting: { oid: key(0x44) } }]) });
     const request = signed(PLACE);
     expect(await http.submit(request)).toMatchObject({ outcome: 'accepted' });
@@ -88,7 +97,11 @@ describe('HttpClient.submit outcomes', () => {
   it('a 429 that outlasts rateLimitMaxWaitMs is rejected with its status', async () => {
     const patient = new HttpClient({ baseUrl: venue.httpUrl, rateLimitMaxWaitMs: 1_500, sleep: async () => undefined });
     try {
-      const limited = { status: 429, body: JSON.stringify({ status: 'error', error: { code: 'RATE_LIMITED', message: 'too many requests' } }), headers: { 'retry-after': '1' } };
+      const limited = {
+        status: 429,
+        body: JSON.stringify({ status: 'error', error: { code: 'RATE_LIMITED', message: 'too many requests' } }),
+        headers: { 'retry-after': '1' },
+      };
       venue.answers.push(limited, limited);
       expect(await patient.submit(signed(PLACE))).toMatchObject({ outcome: 'rejected', httpStatus: 429, code: 'RATE_LIMITED', retryAfterMs: 1000 });
       expect(patient.stats).toMatchObject({ rateLimited: 2, outcomes: { rejected: 1 } });
@@ -140,7 +153,12 @@ describe('HttpClient.submit outcomes', () => {
 describe('HttpClient.warm (keep-warm dry run)', () => {
   it('builds the request text submit() writes, sending, counting and spending nothing', async () => {
     const clock = new ManualClock(0n);
-    const limited = new HttpClient({ baseUrl: venue.httpUrl, clock, rateLimit: { perSecond: 1, burst: 1 }, sleep: async (ms) => void (sleeps.push(ms), clock.advanceMs(ms)) });
+    const limited = new HttpClient({
+      baseUrl: venue.httpUrl,
+      clock,
+      rateLimit: { perSecond: 1, burst: 1 },
+      sleep: async (ms) => void (sleeps.push(ms), clock.advanceMs(ms)),
+    });
     const request = signed(PLACE);
     const text = vi.spyOn(RawHttpPool.prototype, 'requestText');
     try {
@@ -190,7 +208,10 @@ describe('HttpClient reads', () => {
     expect(rows[0]!.openOrder).toMatchObject({ orderId: key(2), status: 'placed' });
     venue.setBook('ETH-USD', [], []);
     expect(await http.exchangeInfo()).toEqual([{ symbol: 'ETH-USD', tickSize: 0.5, lotSize: 0.001, minNotional: 10, maxLeverage: 50 }]);
-    venue.answers.push({ status: 200, body: JSON.stringify({ symbols: ['SOL-USD'], markets: { 'SOL-USD': { symbol: 'SOL-USD', tickSize: 0.01, lotSize: 0.1, maxLeverage: 20 } } }) });
+    venue.answers.push({
+      status: 200,
+      body: JSON.stringify({ symbols: ['SOL-USD'], markets: { 'SOL-USD': { symbol: 'SOL-USD', tickSize: 0.01, lotSize: 0.1, maxLeverage: 20 } } }),
+    });
     expect(await http.exchangeInfo()).toEqual([{ symbol: 'SOL-USD', tickSize: 0.01, lotSize: 0.1, maxLeverage: 20 }]);
   });
 

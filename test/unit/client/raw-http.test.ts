@@ -29,7 +29,16 @@ afterEach(() => {
 });
 
 function pool(port: number, opts: { spare?: number; idleMs?: number; nowMs?: () => number } = {}): RawHttpPool {
-  const p = new RawHttpPool({ host: '127.0.0.1', port, hostHeader: `127.0.0.1:${port}`, maxSockets: 2, maxBodyBytes: 1000, idleMs: 4000, nowMs: () => Date.now(), ...opts });
+  const p = new RawHttpPool({
+    host: '127.0.0.1',
+    port,
+    hostHeader: `127.0.0.1:${port}`,
+    maxSockets: 2,
+    maxBodyBytes: 1000,
+    idleMs: 4000,
+    nowMs: () => Date.now(),
+    ...opts,
+  });
   cleanup.push(() => p.close());
   return p;
 }
@@ -59,7 +68,10 @@ describe('RawHttpPool', () => {
   });
 
   it('reads an answer without length up to the close and does not reuse a Connection: close socket', async () => {
-    const { server, port, sockets } = await rawServer(['HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok', 'HTTP/1.0 200 OK\r\n\r\nuntil close']);
+    const { server, port, sockets } = await rawServer([
+      'HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok',
+      'HTTP/1.0 200 OK\r\n\r\nuntil close',
+    ]);
     cleanup.push(() => server.close());
     const p = pool(port);
     expect(await send(p)).toMatchObject({ status: 200, body: 'ok' });

@@ -34,7 +34,7 @@ describe('WsConnection and WsPool', () => {
     expect(pool.connections[0]!.state).toBe('open');
   });
 
-  it('a dropped connection makes its topics stale naming the connection\'s state, then fresh once confirmed again; connections$ follows the set', async () => {
+  it("a dropped connection makes its topics stale naming the connection's state, then fresh once confirmed again; connections$ follows the set", async () => {
     venue = await LoopbackVenue.start();
     pool = new WsPool({ url: venue.wsUrl, backoff: { initialMs: 10, maxMs: 20 }, random: () => 0.5 });
     const sets: number[] = [];
@@ -59,7 +59,26 @@ describe('WsConnection and WsPool', () => {
     const messages: StreamMessage[] = [];
     subs.push(pool.topic$(ticker('BTC-USD')).subscribe((m) => messages.push(m)));
     await until(() => venue!.topics().includes('ticker.BTC-USD'), 'subscribed');
-    const fields = ['priceChange', 'priceChangePercent', 'lastPrice', 'highPrice', 'lowPrice', 'volume', 'quoteVolume', 'markPrice', 'oraclePrice', 'openInterest', 'fundingRate', 'regime', 'regimeDt', 'regimeVol', 'regimeMv', 'fairBookPx', 'fairVol', 'fairBias'];
+    const fields = [
+      'priceChange',
+      'priceChangePercent',
+      'lastPrice',
+      'highPrice',
+      'lowPrice',
+      'volume',
+      'quoteVolume',
+      'markPrice',
+      'oraclePrice',
+      'openInterest',
+      'fundingRate',
+      'regime',
+      'regimeDt',
+      'regimeVol',
+      'regimeMv',
+      'fairBookPx',
+      'fairVol',
+      'fairBias',
+    ];
     const frame = (ts: string) =>
       `{"type":"ticker","data":{"ticker":{"symbol":"BTC-USD",${fields.map((f) => `"${f}":1`).join(',')},"timestamp":${ts}}},"topic":"ticker.BTC-USD"}`;
     venue.sendRaw(frame('1763770000000000001'));
@@ -120,14 +139,33 @@ describe('WsConnection and WsPool', () => {
     await until(() => pool!.connections.length === 1 && venue!.connections === 1, 'emptied connection closed');
   });
 
-  it('warm decodes the topic\'s last frame again, delivering and counting nothing; no-op without one', async () => {
+  it("warm decodes the topic's last frame again, delivering and counting nothing; no-op without one", async () => {
     venue = await LoopbackVenue.start();
     pool = new WsPool({ url: venue.wsUrl });
     const messages: StreamMessage[] = [];
     subs.push(pool.topic$(ticker('BTC-USD')).subscribe((m) => messages.push(m)));
     subs.push(pool.topic$(ticker('ETH-USD')).subscribe());
     await until(() => venue!.topics().length === 2, 'subscribed');
-    const fields = ['priceChange', 'priceChangePercent', 'lastPrice', 'highPrice', 'lowPrice', 'volume', 'quoteVolume', 'markPrice', 'oraclePrice', 'openInterest', 'fundingRate', 'regime', 'regimeDt', 'regimeVol', 'regimeMv', 'fairBookPx', 'fairVol', 'fairBias'];
+    const fields = [
+      'priceChange',
+      'priceChangePercent',
+      'lastPrice',
+      'highPrice',
+      'lowPrice',
+      'volume',
+      'quoteVolume',
+      'markPrice',
+      'oraclePrice',
+      'openInterest',
+      'fundingRate',
+      'regime',
+      'regimeDt',
+      'regimeVol',
+      'regimeMv',
+      'fairBookPx',
+      'fairVol',
+      'fairBias',
+    ];
     const frame = `{"type":"ticker","data":{"ticker":{"symbol":"BTC-USD",${fields.map((f) => `"${f}":1`).join(',')},"timestamp":1763770000123}},"topic":"ticker.BTC-USD"}`;
     venue.sendRaw(frame);
     await until(() => messages.length === 1, 'ticker');

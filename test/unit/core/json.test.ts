@@ -23,7 +23,7 @@ describe('json with exact u64', () => {
 
   it('reads back 5,000 random documents exactly: big integers as decimal strings, strings with digits, quotes and backslashes untouched', () => {
     let seed = 11;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     const digits = (k: number) => Array.from({ length: k }, () => String(rnd(10))).join('');
     const stringValue = () => Array.from({ length: rnd(6) }, () => ['"', '\\', ':', ',', digits(1 + rnd(20)), 'x', '\\"'][rnd(7)]).join('');
     for (let k = 0; k < 5000; k++) {
@@ -43,7 +43,7 @@ describe('json with exact u64', () => {
 
   it('the stride-16 digit-run probe agrees with /\\d{16}/ on 20,000 random texts', () => {
     let seed = 7;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     let positives = 0;
     for (let k = 0; k < 20_000; k++) {
       let t = '';

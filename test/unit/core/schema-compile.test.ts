@@ -8,15 +8,63 @@ import { ACCOUNT, SIGNER } from '../protocol/v1/fixtures.js';
 const KEY = ACCOUNT.b58;
 const level = { px: 100.5, sz: 2, n: 1 };
 const examples: Array<[string, Schema<unknown>, unknown]> = [
-  ['l2 delta', streamMessageSchema, { type: 'l2Delta', data: { book: { updateType: 'delta', symbol: 'BTC-USD', levels: [[level], []], timestamp: 1 } }, topic: 'l2delta.BTC-USD' }],
-  ['trades', streamMessageSchema, { type: 'trades', data: { trades: [{ s: 'BTC-USD', px: 1, sz: 2, time: 3, side: true, maker: KEY, taker: KEY, reason: null, liq: false }] }, topic: 't' }],
-  ['frontendContext', streamMessageSchema, { type: 'frontendContext', data: { ctx: [{ symbol: 'ETH-USD', volume: 1, funding: 0, oi: 2, lastPrice: 3, priceChange: 0, priceChangePercent: 0 }] }, topic: 'frontendContext' }],
+  [
+    'l2 delta',
+    streamMessageSchema,
+    { type: 'l2Delta', data: { book: { updateType: 'delta', symbol: 'BTC-USD', levels: [[level], []], timestamp: 1 } }, topic: 'l2delta.BTC-USD' },
+  ],
+  [
+    'trades',
+    streamMessageSchema,
+    { type: 'trades', data: { trades: [{ s: 'BTC-USD', px: 1, sz: 2, time: 3, side: true, maker: KEY, taker: KEY, reason: null, liq: false }] }, topic: 't' },
+  ],
+  [
+    'frontendContext',
+    streamMessageSchema,
+    {
+      type: 'frontendContext',
+      data: { ctx: [{ symbol: 'ETH-USD', volume: 1, funding: 0, oi: 2, lastPrice: 3, priceChange: 0, priceChangePercent: 0 }] },
+      topic: 'frontendContext',
+    },
+  ],
   ['subscriptionResponse', streamMessageSchema, { type: 'subscriptionResponse', topics: ['a', 'b'] }],
-  ['order body', requestBodySchemas.order as Schema<unknown>, {
-    action: { type: 'order', orders: [{ order: { c: 'BTC-USD', b: true, px: 1, sz: 1, r: false, t: { limit: { tif: 'GTC' } } } }, { cancelAll: { c: [] } }], nonce: 5 },
-    account: KEY, signer: SIGNER.b58, signature: '1'.repeat(64),
-  }],
-  ['openOrders', accountResponseSchemas.openOrders as Schema<unknown>, [{ openOrder: { symbol: 'BTC-USD', orderId: KEY, price: 1, originalSize: 1, size: 1, filledSize: 0, vwap: 0, isBuy: true, maker: true, reduceOnly: false, tif: 'gtc', status: 'placed', timestamp: 1 } }]],
+  [
+    'order body',
+    requestBodySchemas.order as Schema<unknown>,
+    {
+      action: {
+        type: 'order',
+        orders: [{ order: { c: 'BTC-USD', b: true, px: 1, sz: 1, r: false, t: { limit: { tif: 'GTC' } } } }, { cancelAll: { c: [] } }],
+        nonce: 5,
+      },
+      account: KEY,
+      signer: SIGNER.b58,
+      signature: '1'.repeat(64),
+    },
+  ],
+  [
+    'openOrders',
+    accountResponseSchemas.openOrders as Schema<unknown>,
+    [
+      {
+        openOrder: {
+          symbol: 'BTC-USD',
+          orderId: KEY,
+          price: 1,
+          originalSize: 1,
+          size: 1,
+          filledSize: 0,
+          vwap: 0,
+          isBuy: true,
+          maker: true,
+          reduceOnly: false,
+          tif: 'gtc',
+          status: 'placed',
+          timestamp: 1,
+        },
+      },
+    ],
+  ],
 ];
 
 /** Deterministic random mutations: drop, retype or add fields anywhere in a JSON value. */
@@ -49,7 +97,7 @@ function mutate(value: unknown, rnd: () => number): unknown {
 describe('compiled schema checks', () => {
   it.each(examples)('accept and reject exactly what the interpreter does: %s', (_name, schema, valid) => {
     let seed = 99;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     expect(safeParse(schema, valid).ok).toBe(true);
     let accepted = 0;
     let rejected = 0;

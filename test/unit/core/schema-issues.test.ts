@@ -1,7 +1,25 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/core/errors.js';
-import { array, boolean, checkedWhen, issues, literal, maybe, number, object, optional, parse, record, refine, safeParse, string, transform, union, type Schema } from '../../../src/core/schema.js';
+import {
+  array,
+  boolean,
+  checkedWhen,
+  issues,
+  literal,
+  maybe,
+  number,
+  object,
+  optional,
+  parse,
+  record,
+  refine,
+  safeParse,
+  string,
+  transform,
+  union,
+  type Schema,
+} from '../../../src/core/schema.js';
 
 const STRICT = { strict: true } as const;
 const item = object({ id: string({ minLength: 1 }), qty: number({ integer: true, min: 1 }) }, STRICT);
@@ -67,7 +85,10 @@ describe('schema issues', () => {
   it('looks through refine, transform and checkedWhen to the objects inside; their own check runs once the inside is valid', () => {
     const pair = object({ lo: number(), hi: number() }, STRICT);
     const ordered = refine(pair, (p) => (p.lo <= p.hi ? undefined : 'lo must not exceed hi'));
-    const s = object({ range: transform(optional(ordered), (r) => r ?? { lo: 0, hi: 1 }), when: checkedWhen(object({ on: boolean() }), (w) => w.on, object({ why: string() })) });
+    const s = object({
+      range: transform(optional(ordered), (r) => r ?? { lo: 0, hi: 1 }),
+      when: checkedWhen(object({ on: boolean() }), (w) => w.on, object({ why: string() })),
+    });
     expect(issues(s, { range: { lo: 'x', hi: 'y' }, when: { on: true } })).toEqual([
       { field: 'range.lo', message: 'expected number, got string' },
       { field: 'range.hi', message: 'expected number, got string' },
@@ -87,10 +108,19 @@ describe('schema issues', () => {
     const values = fc.record(
       {
         name: fc.oneof(fc.string({ maxLength: 12 }), fc.integer()),
-        items: fc.array(fc.oneof(fc.record({ id: fc.string({ maxLength: 2 }), qty: fc.oneof(fc.integer({ min: -1, max: 3 }), fc.double()) }, { requiredKeys: [] }), fc.constant(null)), { maxLength: 6 }),
+        items: fc.array(
+          fc.oneof(
+            fc.record({ id: fc.string({ maxLength: 2 }), qty: fc.oneof(fc.integer({ min: -1, max: 3 }), fc.double()) }, { requiredKeys: [] }),
+            fc.constant(null),
+          ),
+          { maxLength: 6 },
+        ),
         limits: fc.dictionary(fc.constantFrom('A', 'B', 'c'), fc.oneof(fc.double(), fc.string())),
         mode: fc.constantFrom('a', 'b', 'z', undefined),
-        nested: fc.option(fc.record({ on: fc.boolean(), level: fc.option(fc.oneof(fc.integer(), fc.string())), x: fc.integer() }, { requiredKeys: ['level'] }), { nil: undefined }),
+        nested: fc.option(
+          fc.record({ on: fc.boolean(), level: fc.option(fc.oneof(fc.integer(), fc.string())), x: fc.integer() }, { requiredKeys: ['level'] }),
+          { nil: undefined },
+        ),
       },
       { requiredKeys: [] },
     );

@@ -1,6 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/core/errors.js';
-import { array, boolean, literal, maybe, number, object, oneKey, optional, parse, record, safeParse, string, tuple, u64, union } from '../../../src/core/schema.js';
+import {
+  array,
+  boolean,
+  literal,
+  maybe,
+  number,
+  object,
+  oneKey,
+  optional,
+  parse,
+  record,
+  safeParse,
+  string,
+  tuple,
+  u64,
+  union,
+} from '../../../src/core/schema.js';
 
 function fieldOf(fn: () => unknown): string {
   try {

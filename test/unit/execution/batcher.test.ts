@@ -181,7 +181,14 @@ describe('batcher', () => {
     await Promise.resolve();
     const request = batches[0]!.request;
     const { nonce: _bodyNonce, ...actions } = submitter.sent[0]!.body.action;
-    const validated = signRequest(codecFor('v1'), key, { actions, account: key.publicKey, signer: key.publicKey, nonce: nonces.used[0]!, network: 'mainnet', mode: 'raw' });
+    const validated = signRequest(codecFor('v1'), key, {
+      actions,
+      account: key.publicKey,
+      signer: key.publicKey,
+      nonce: nonces.used[0]!,
+      network: 'mainnet',
+      mode: 'raw',
+    });
     expect(request.encoded.message).toEqual(validated.encoded.message);
     expect(request.bodyText).toBe(validated.bodyText);
     expect(request.encoded.orderIds).toEqual(validated.encoded.orderIds);
@@ -192,7 +199,17 @@ describe('unknown submit outcomes', () => {
   function engine(submitter: FakeSubmitter, queries: FakeQueries, timers: ManualTimers) {
     const nonces = counterNonces();
     const events: OrderEvent[] = [];
-    const exec = new Execution({ codec: codecFor('v1'), key, nonces, submitter, queries, risk: new FakeRisk(), clock: manualClock(), timers, resolveDelaysMs: [100, 200, 400] });
+    const exec = new Execution({
+      codec: codecFor('v1'),
+      key,
+      nonces,
+      submitter,
+      queries,
+      risk: new FakeRisk(),
+      clock: manualClock(),
+      timers,
+      resolveDelaysMs: [100, 200, 400],
+    });
     exec.events$('mm').subscribe((e) => events.push(e));
     return { exec, events, nonces };
   }

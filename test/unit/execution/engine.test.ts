@@ -31,14 +31,18 @@ function setup(over: Partial<ExecutionOptions> = {}) {
 
 describe('execution: risk gate', () => {
   it('checks every primitive op; a denied place never reaches the submitter and reaches the strategy as an event', async () => {
-    const risk = new FakeRisk((op) => (op.kind === 'place' && op.order.size > 5 ? { ok: false, reason: 'MAX_ORDER_SIZE', detail: 'size 10 > 5' } : { ok: true }));
+    const risk = new FakeRisk((op) =>
+      op.kind === 'place' && op.order.size > 5 ? { ok: false, reason: 'MAX_ORDER_SIZE', detail: 'size 10 > 5' } : { ok: true },
+    );
     const denials = new MemoryCounter();
     const { exec, submitter, events } = setup({ risk, metrics: { denials } });
     await exec.start();
     exec.submit('mm', { kind: 'place', order: spec({ size: 10, clientTag: 'big' }), ...stamp });
     await flushPromises();
     expect(submitter.sent).toHaveLength(0);
-    expect(events).toEqual([expect.objectContaining({ strategy: 'mm', clientTag: 'big', status: 'rejectedRiskLimit', reason: 'risk MAX_ORDER_SIZE: size 10 > 5' })]);
+    expect(events).toEqual([
+      expect.objectContaining({ strategy: 'mm', clientTag: 'big', status: 'rejectedRiskLimit', reason: 'risk MAX_ORDER_SIZE: size 10 > 5' }),
+    ]);
     expect(events[0]!.orderId).toMatch(/^local:/);
     expect(risk.checks).toEqual([{ kind: 'place', strategy: 'mm', order: spec({ size: 10, clientTag: 'big' }), stamp }]);
     expect(denials.get('MAX_ORDER_SIZE')).toBe(1);
@@ -86,7 +90,11 @@ describe('execution: venue answers', () => {
   it('every item status reaches the owner; rejections are reported to risk', async () => {
     const submitter = new FakeSubmitter((request) => {
       const [a, b, c] = request.encoded.orderIds;
-      return accepted([fact(a, 'rejectedCrossing'), fact(b, 'cancelledIOC', { filledSize: 0.5 }), fact(c, 'rejectedRiskLimit', { reason: 'insufficient margin' })]);
+      return accepted([
+        fact(a, 'rejectedCrossing'),
+        fact(b, 'cancelledIOC', { filledSize: 0.5 }),
+        fact(c, 'rejectedRiskLimit', { reason: 'insufficient margin' }),
+      ]);
     });
     const { exec, risk, events } = setup({ submitter });
     await exec.start();
@@ -107,9 +115,20 @@ describe('execution: venue answers', () => {
     const submitter = new FakeSubmitter(() => ({ outcome: 'rejected', reason: 'bad signature', httpStatus: 200, code: undefined, retryAfterMs: undefined }));
     const { exec, risk, events } = setup({ submitter });
     await exec.start();
-    exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 99, size: 1 }, { side: 'sell', price: 101, size: 1 }], ...stamp });
+    exec.submit('mm', {
+      kind: 'quoteSet',
+      symbol: 'BTC-USD',
+      quotes: [
+        { side: 'buy', price: 99, size: 1 },
+        { side: 'sell', price: 101, size: 1 },
+      ],
+      ...stamp,
+    });
     await flushPromises();
-    expect(events.filter((e) => e.status === 'rejectedInvalid').map((e) => e.reason)).toEqual(['request rejected (HTTP 200): bad signature', 'request rejected (HTTP 200): bad signature']);
+    expect(events.filter((e) => e.status === 'rejectedInvalid').map((e) => e.reason)).toEqual([
+      'request rejected (HTTP 200): bad signature',
+      'request rejected (HTTP 200): bad signature',
+    ]);
     expect(risk.rejects).toEqual(['error']);
     expect(exec.openOrders()).toEqual([]);
   });
@@ -151,7 +170,10 @@ describe('execution: venue answers', () => {
     const calls = queries.calls;
     await timers.advance(100);
     expect(queries.calls).toBe(calls + 1);
-    expect(events.filter((e) => e.orderId === id).at(-1)).toMatchObject({ status: 'cancelled', reason: expect.stringMatching(/^lost by the venue .*"order not found"/) });
+    expect(events.filter((e) => e.orderId === id).at(-1)).toMatchObject({
+      status: 'cancelled',
+      reason: expect.stringMatching(/^lost by the venue .*"order not found"/),
+    });
     expect(exec.openOrders('mm').map((o) => o.spec.price)).toEqual([99]);
   });
 
@@ -185,7 +207,7 @@ describe('execution: venue answers', () => {
 });
 
 describe('execution: a codec without client order ids (current dialect)', () => {
-  it('sends one transaction of l / cx actions; ids are the codec\'s; a live tag is refused locally', async () => {
+  it("sends one transaction of l / cx actions; ids are the codec's; a live tag is refused locally", async () => {
     const { exec, submitter, events } = setup({ codec: codecFor('current') });
     await exec.start();
     exec.submit('mm', { kind: 'place', order: spec({ clientTag: 'a', tif: 'ALO' }), ...stamp });
@@ -196,7 +218,10 @@ describe('execution: a codec without client order ids (current dialect)', () => 
     const id = submitter.sent[0]!.request.encoded.orderIds[0]!;
     exec.submit('mm', { kind: 'replace', ref: { clientTag: 'a' }, order: spec({ clientTag: 'a', price: 99 }), ...stamp });
     await flushPromises();
-    expect(submitter.sent[1]!.body.actions).toEqual([{ cx: { c: 'BTC-USD', oid: id } }, { l: { c: 'BTC-USD', b: true, px: 99, sz: 1, tif: 'GTC', r: false, i: false } }]);
+    expect(submitter.sent[1]!.body.actions).toEqual([
+      { cx: { c: 'BTC-USD', oid: id } },
+      { l: { c: 'BTC-USD', b: true, px: 99, sz: 1, tif: 'GTC', r: false, i: false } },
+    ]);
     expect(exec.openOrders('mm').map((o) => o.spec.price)).toEqual([99]);
   });
 });
@@ -207,7 +232,10 @@ describe('execution: reconciliation and stop', () => {
     const mine = oid(0x21);
     const theirs = oid(0x22);
     queries.open = [openRow(mine, { price: 99 }), openRow(theirs, { symbol: 'ETH-USD', price: 10 })];
-    const { exec, submitter, events } = setup({ queries, reconcile: { unknownOrders: 'adopt', adoptOwner: (o) => (o.symbol === 'BTC-USD' ? 'mm' : undefined) } });
+    const { exec, submitter, events } = setup({
+      queries,
+      reconcile: { unknownOrders: 'adopt', adoptOwner: (o) => (o.symbol === 'BTC-USD' ? 'mm' : undefined) },
+    });
     const report = await exec.start();
     expect(report.adopted.map((o) => o.orderId)).toEqual([mine]);
     expect(report.toCancel.map((o) => o.orderId)).toEqual([theirs]);
@@ -233,7 +261,7 @@ describe('execution: reconciliation and stop', () => {
     expect(submitter.sent).toHaveLength(1);
   });
 
-  it('cancelStrategy cancels one strategy\'s orders and reports those risk would not let go', async () => {
+  it("cancelStrategy cancels one strategy's orders and reports those risk would not let go", async () => {
     const risk = new FakeRisk();
     const { exec, submitter } = setup({ risk });
     await exec.start();
@@ -282,7 +310,15 @@ describe('execution: rehearsal', () => {
     exec.rehearse();
     expect(risk.dryChecks).toEqual([]);
     expect(warmed).toHaveLength(0);
-    const quotes = { kind: 'quoteSet', symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 99, size: 1 }, { side: 'sell', price: 101, size: 1 }], ...stamp } as const;
+    const quotes = {
+      kind: 'quoteSet',
+      symbol: 'BTC-USD',
+      quotes: [
+        { side: 'buy', price: 99, size: 1 },
+        { side: 'sell', price: 101, size: 1 },
+      ],
+      ...stamp,
+    } as const;
     exec.submit('mm', quotes);
     await flushPromises();
     const before = { open: exec.openOrders().map((o) => [o.orderId, o.status]), events: events.length, checks: risk.checks.length };
@@ -301,7 +337,7 @@ describe('execution: rehearsal', () => {
 });
 
 describe('tick-to-trade', () => {
-  it('starts at the intent\'s arrivalNs and ends when the submitter reports the write, else at the hand-over', async () => {
+  it("starts at the intent's arrivalNs and ends when the submitter reports the write, else at the hand-over", async () => {
     const clock = manualClock();
     const submitter = new FakeSubmitter();
     submitter.manual = true;
@@ -310,7 +346,16 @@ describe('tick-to-trade', () => {
     await exec.start();
     const arrivalNs = clock.nowNs();
     clock.advanceMs(0.05);
-    exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 99, size: 1 }, { side: 'sell', price: 101, size: 1 }], ...stamp, arrivalNs });
+    exec.submit('mm', {
+      kind: 'quoteSet',
+      symbol: 'BTC-USD',
+      quotes: [
+        { side: 'buy', price: 99, size: 1 },
+        { side: 'sell', price: 101, size: 1 },
+      ],
+      ...stamp,
+      arrivalNs,
+    });
     await Promise.resolve();
     expect(histogram.count).toBe(1);
     expect(histogram.quantile(0.5)).toBeCloseTo(50e-6, 9);

@@ -52,8 +52,18 @@ describe('planner: quote sets', () => {
     const t = tracker();
     const bid = resting(t, 'mm', spec({ side: 'buy', price: 99 }));
     resting(t, 'mm', spec({ side: 'sell', price: 101 }));
-    const steps = planIntent('mm', quoteSet([{ side: 'buy', price: 98, size: 1 }, { side: 'sell', price: 101, size: 1 }]), t).steps;
-    expect(steps).toEqual([{ kind: 'cancel', target: bid }, { kind: 'place', order: spec({ side: 'buy', price: 98 }) }]);
+    const steps = planIntent(
+      'mm',
+      quoteSet([
+        { side: 'buy', price: 98, size: 1 },
+        { side: 'sell', price: 101, size: 1 },
+      ]),
+      t,
+    ).steps;
+    expect(steps).toEqual([
+      { kind: 'cancel', target: bid },
+      { kind: 'place', order: spec({ side: 'buy', price: 98 }) },
+    ]);
   });
 
   it('treats a partly filled order as its open size, and ignores orders already being cancelled', () => {
@@ -117,7 +127,13 @@ describe('planner: replace, cancel, cancelAll', () => {
     const t = tracker();
     const old = resting(t, 'mm', spec({ clientTag: 'bid' }));
     const plan = planIntent('mm', { kind: 'replace', ref: { orderId: old.orderId! }, order: spec({ clientTag: 'bid', price: 99 }), ...stamp }, t);
-    expect(plan).toMatchObject({ linked: true, steps: [{ kind: 'cancel', target: old }, { kind: 'place', order: spec({ clientTag: 'bid', price: 99 }) }] });
+    expect(plan).toMatchObject({
+      linked: true,
+      steps: [
+        { kind: 'cancel', target: old },
+        { kind: 'place', order: spec({ clientTag: 'bid', price: 99 }) },
+      ],
+    });
   });
 
   it('a replace of an order that is not live just places', () => {
@@ -126,7 +142,7 @@ describe('planner: replace, cancel, cancelAll', () => {
     expect(plan.notes[0]).toMatch(/no live order/);
   });
 
-  it('cancel finds by tag or id, only among the strategy\'s own live orders', () => {
+  it("cancel finds by tag or id, only among the strategy's own live orders", () => {
     const t = tracker();
     const mine = resting(t, 'mm', spec({ clientTag: 'a' }));
     const theirs = resting(t, 'other', spec({ clientTag: 'a' }));
@@ -134,7 +150,7 @@ describe('planner: replace, cancel, cancelAll', () => {
     expect(planIntent('mm', { kind: 'cancel', symbol: 'BTC-USD', ref: { orderId: theirs.orderId! }, ...stamp }, t).steps).toEqual([]);
   });
 
-  it('cancelAll expands to the strategy\'s own live orders in the symbols asked', () => {
+  it("cancelAll expands to the strategy's own live orders in the symbols asked", () => {
     const t = tracker();
     const a = resting(t, 'mm', spec());
     const b = resting(t, 'mm', spec({ symbol: 'ETH-USD' }));

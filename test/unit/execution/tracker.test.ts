@@ -28,7 +28,19 @@ describe('tracker state machine', () => {
       ['working', 1],
       ['filled', 3],
     ]);
-    expect(events[3]).toEqual({ strategy: 'mm', orderId: 'A', clientTag: 'x', symbol: 'BTC-USD', side: 'buy', price: 100, size: 3, filledSize: 3, status: 'filled', reason: undefined, timeMs: 42 });
+    expect(events[3]).toEqual({
+      strategy: 'mm',
+      orderId: 'A',
+      clientTag: 'x',
+      symbol: 'BTC-USD',
+      side: 'buy',
+      price: 100,
+      size: 3,
+      filledSize: 3,
+      status: 'filled',
+      reason: undefined,
+      timeMs: 42,
+    });
     expect([...t.openOrders()]).toEqual([]);
   });
 
@@ -90,7 +102,10 @@ describe('tracker state machine', () => {
 describe('tracker idempotency', () => {
   /** A plausible venue history of one order: statuses in the order the venue applied them. */
   const history = fc.oneof(
-    fc.constant<VenueOrderFact[]>([{ orderId: 'A', status: 'placed' }, { orderId: 'A', status: 'cancelled' }]),
+    fc.constant<VenueOrderFact[]>([
+      { orderId: 'A', status: 'placed' },
+      { orderId: 'A', status: 'cancelled' },
+    ]),
     fc.integer({ min: 1, max: 2 }).map<VenueOrderFact[]>((f) => [
       { orderId: 'A', status: 'placed' },
       { orderId: 'A', status: 'working', filledSize: f },
@@ -102,7 +117,10 @@ describe('tracker idempotency', () => {
       { orderId: 'A', status: 'working', filledSize: 2 },
       { orderId: 'A', status: 'filled', filledSize: 3 },
     ]),
-    fc.constant<VenueOrderFact[]>([{ orderId: 'A', status: 'placed' }, { orderId: 'A', status: 'working', filledSize: 1 }]),
+    fc.constant<VenueOrderFact[]>([
+      { orderId: 'A', status: 'placed' },
+      { orderId: 'A', status: 'working', filledSize: 1 },
+    ]),
     fc.constant<VenueOrderFact[]>([{ orderId: 'A', status: 'rejectedCrossing' }]),
   );
 
@@ -117,16 +135,16 @@ describe('tracker idempotency', () => {
   it('shuffled and duplicated updates give the same final state (property)', () => {
     fc.assert(
       fc.property(
-        history.chain((h) =>
-          fc.tuple(
-            fc.constant(h),
-            fc.shuffledSubarray([...h, ...h, ...h], { minLength: 3 * h.length, maxLength: 3 * h.length }),
-          ),
-        ),
+        history.chain((h) => fc.tuple(fc.constant(h), fc.shuffledSubarray([...h, ...h, ...h], { minLength: 3 * h.length, maxLength: 3 * h.length }))),
         ([inOrder, shuffled]) => {
           const a = run(inOrder);
           const b = run(shuffled);
-          expect({ status: b.status, filled: b.filled, open: b.open, last: b.last }).toEqual({ status: a.status, filled: a.filled, open: a.open, last: a.last });
+          expect({ status: b.status, filled: b.filled, open: b.open, last: b.last }).toEqual({
+            status: a.status,
+            filled: a.filled,
+            open: a.open,
+            last: a.last,
+          });
           expect(b.events.length).toBeLessThanOrEqual(a.events.length + 2);
           const filled = b.events.map((e) => e.filledSize);
           expect(filled).toEqual([...filled].sort((x, y) => x - y));

@@ -5,7 +5,14 @@ import type { BookLevel, BookUpdate } from '../../../src/core/market-data.js';
 import { buildBook, type RebuildReason } from '../../../src/market/book-builder.js';
 
 const lv = (price: number, size: number): BookLevel => ({ price, size, orders: 0 });
-const up = (kind: BookUpdate['kind'], bids: BookLevel[], asks: BookLevel[], venueTimeMs: number): BookUpdate => ({ kind, symbol: 'BTC-USD', bids, asks, venueTimeMs, arrivalNs: 0n });
+const up = (kind: BookUpdate['kind'], bids: BookLevel[], asks: BookLevel[], venueTimeMs: number): BookUpdate => ({
+  kind,
+  symbol: 'BTC-USD',
+  bids,
+  asks,
+  venueTimeMs,
+  arrivalNs: 0n,
+});
 const UPDATES: Record<string, BookUpdate> = {
   s: up('snapshot', [lv(100, 1)], [lv(101, 1)], 1),
   t: up('snapshot', [lv(90, 1)], [lv(91, 1)], 9),
@@ -54,23 +61,32 @@ describe('buildBook (marbles)', () => {
   });
 
   it('stops emitting on a crossed book, asks for a rebuild, and starts over from the next snapshot', () => {
-    expectBooks('s-x-d-t-e', '', [
-      [0, '1:100/101'],
-      [6, '3:90/91'],
-      [8, '4:90/91'],
-    ], ['crossed']);
+    expectBooks(
+      's-x-d-t-e',
+      '',
+      [
+        [0, '1:100/101'],
+        [6, '3:90/91'],
+        [8, '4:90/91'],
+      ],
+      ['crossed'],
+    );
   });
 
   it('rebuilds after two consecutive cross-check mismatches, not after one', () => {
-    expectBooks('s-d-e---------', '-------b-g-b-b', [
-      [0, '1:100/101'],
-      [2, '2:100/101'],
-      [4, '3:100/101'],
-    ], ['mismatch']);
+    expectBooks(
+      's-d-e---------',
+      '-------b-g-b-b',
+      [
+        [0, '1:100/101'],
+        [2, '2:100/101'],
+        [4, '3:100/101'],
+      ],
+      ['mismatch'],
+    );
   });
 
   it('ignores cross-checks while waiting for a snapshot', () => {
     expectBooks('-------s', 'b-b-b', [[7, '1:100/101']]);
   });
 });
-

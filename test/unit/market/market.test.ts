@@ -51,7 +51,7 @@ describe('MarketStreams', () => {
     expect(source.held('ticker', 'BTC-USD')).toBe(0);
   });
 
-  it("the book carries the venue time and the arrival time of the last applied update", async () => {
+  it('the book carries the venue time and the arrival time of the last applied update', async () => {
     const source = new MemoryMarketSource();
     const market = new MarketStreams({ source, crossCheckMs: 0 });
     const seen: Array<[number, number, bigint]> = [];

@@ -90,7 +90,14 @@ describe('Keypair', () => {
     const sig = kp.signBase58(msg);
     const verifier = new SignatureVerifier();
     expect(verifier.verify(kp.publicKey, msg, sig)).toBe(true);
-    expect(verify(null, msg, { key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), kp.publicKeyBytes]), format: 'der', type: 'spki' }, bs58.decode(sig))).toBe(true);
+    expect(
+      verify(
+        null,
+        msg,
+        { key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), kp.publicKeyBytes]), format: 'der', type: 'spki' },
+        bs58.decode(sig),
+      ),
+    ).toBe(true);
     const tampered = new Uint8Array(msg);
     tampered[0]! ^= 1;
     expect(verifier.verify(kp.publicKey, tampered, sig)).toBe(false);

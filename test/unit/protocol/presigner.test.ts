@@ -146,7 +146,7 @@ describe('warm (keep-warm dry runs)', () => {
     expect([commitments.taken, presigner.precomputedCount, presigner.deterministicCount]).toEqual([6, 6, 0]);
   });
 
-  it('Keypair.warm signs with one throwaway key, not the keypair\'s', () => {
+  it("Keypair.warm signs with one throwaway key, not the keypair's", () => {
     const key = Keypair.fromBytes(SEED9);
     const message = new Uint8Array(randomBytes(80));
     const warm = key.warm(message);

@@ -52,18 +52,23 @@ describe('strictPointProblem', () => {
   it('accepts every generated key, and agrees with @noble/ed25519 strict decoding on random bytes', () => {
     for (let i = 0; i < 50; i++) expect(strictPointProblem(Keypair.generate().publicKeyBytes)).toBeUndefined();
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.constantFrom(...ENCODINGS.map((e) => e.bytes)), fc.boolean(), (random, small, pickSmall) => {
-        const bytes = pickSmall ? small : random;
-        let strict: ed.Point | undefined;
-        try {
-          strict = ed.Point.fromBytes(bytes, false);
-        } catch {
-          strict = undefined;
-        }
-        if (strictPointProblem(bytes) !== undefined) return strict === undefined || strict.isSmallOrder();
-        // accepted by the byte check: noble strict finds it canonical and not small, or off the curve
-        return strict === undefined ? !isCurvePoint(bytes) : !strict.isSmallOrder();
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.constantFrom(...ENCODINGS.map((e) => e.bytes)),
+        fc.boolean(),
+        (random, small, pickSmall) => {
+          const bytes = pickSmall ? small : random;
+          let strict: ed.Point | undefined;
+          try {
+            strict = ed.Point.fromBytes(bytes, false);
+          } catch {
+            strict = undefined;
+          }
+          if (strictPointProblem(bytes) !== undefined) return strict === undefined || strict.isSmallOrder();
+          // accepted by the byte check: noble strict finds it canonical and not small, or off the curve
+          return strict === undefined ? !isCurvePoint(bytes) : !strict.isSmallOrder();
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -116,7 +121,9 @@ describe('public key decoding and schemas', () => {
     const identity = bs58.encode(IDENTITY);
     expect(() => parse(schema, body({ account: identity }))).toThrow(/^account: .*small order/);
     expect(() => parse(schema, body({ signer: identity }))).toThrow(/^signer: .*small order/);
-    expect(() => parse(schema, body({ action: { type: 'agentWalletCreation', agent: identity, delete: false, nonce: 1n } }))).toThrow(/^action\.agent: .*small order/);
+    expect(() => parse(schema, body({ action: { type: 'agentWalletCreation', agent: identity, delete: false, nonce: 1n } }))).toThrow(
+      /^action\.agent: .*small order/,
+    );
     const faucet = { type: 'faucet', user: identity, nonce: 1n };
     expect(() => parse(createRequestBodySchema('faucet'), body({ action: faucet }))).toThrow(/^action\.user: .*small order/);
   });
@@ -161,7 +168,9 @@ describe('key loading', () => {
   it('refuses a 64-byte keypair whose public half is a small-order point, saying so', () => {
     const seed = new Uint8Array(32).fill(7);
     for (const e of ENCODINGS) {
-      expect(() => Keypair.fromBytes(Uint8Array.of(...seed, ...e.bytes), 'key file k.json')).toThrow(/^key file k\.json: .*public half .*(small order|non-canonical)/);
+      expect(() => Keypair.fromBytes(Uint8Array.of(...seed, ...e.bytes), 'key file k.json')).toThrow(
+        /^key file k\.json: .*public half .*(small order|non-canonical)/,
+      );
     }
   });
 });

@@ -51,7 +51,20 @@ describe('market data (gaps §7, venue-protocol §9.2–9.3)', () => {
   it('a book snapshot: bids and asks best first as {price, size, orders}, the venue time in ms, the arrival given', () => {
     const m = single({
       type: 'l2Delta',
-      data: { book: { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[{ px: 99999, sz: 1, n: 2 }, { px: 99998, sz: 3, n: 1 }], [{ px: 100001, sz: 2, n: 1 }]], timestamp: MS } },
+      data: {
+        book: {
+          updateType: 'snapshot',
+          symbol: 'BTC-USD',
+          levels: [
+            [
+              { px: 99999, sz: 1, n: 2 },
+              { px: 99998, sz: 3, n: 1 },
+            ],
+            [{ px: 100001, sz: 2, n: 1 }],
+          ],
+          timestamp: MS,
+        },
+      },
       topic: 'l2delta.BTC-USD',
     });
     if (m.type !== 'l2Delta') throw new Error(m.type);
@@ -69,13 +82,17 @@ describe('market data (gaps §7, venue-protocol §9.2–9.3)', () => {
   });
 
   it('a delta of one level (size 0 deletes it) leaves the other side empty', () => {
-    const m = single({ type: 'l2Delta', data: { book: { updateType: 'delta', symbol: 'BTC-USD', levels: [[], [{ px: 100000.5, sz: 0, n: 0 }]], timestamp: MS + 1 } }, topic: 'l2delta.BTC-USD' });
+    const m = single({
+      type: 'l2Delta',
+      data: { book: { updateType: 'delta', symbol: 'BTC-USD', levels: [[], [{ px: 100000.5, sz: 0, n: 0 }]], timestamp: MS + 1 } },
+      topic: 'l2delta.BTC-USD',
+    });
     if (m.type !== 'l2Delta') throw new Error(m.type);
     const u = bookUpdateOf(m.data.book, 7n);
     expect(u).toEqual({ kind: 'delta', symbol: 'BTC-USD', bids: [], asks: [{ price: 100000.5, size: 0, orders: 0 }], venueTimeMs: MS + 1, arrivalNs: 7n });
   });
 
-  it('trades: the wire side is the taker\'s (true = bought); liq marks a liquidation', () => {
+  it("trades: the wire side is the taker's (true = bought); liq marks a liquidation", () => {
     const m = single({
       type: 'trades',
       data: {
@@ -134,17 +151,37 @@ describe('market data (gaps §7, venue-protocol §9.2–9.3)', () => {
   });
 
   it('exchangeInfo rows of both dialects become market rules (no minimum notional: 0)', () => {
-    const v1 = parse(exchangeInfoSchema, [{ symbol: 'BTC-USD', tickSize: 0.5, lotSize: 0.001, maxLeverage: 50 }, { symbol: 'ETH-USD', tickSize: 0.01, lotSize: 0.01, minNotional: 10, maxLeverage: 25 }]);
+    const v1 = parse(exchangeInfoSchema, [
+      { symbol: 'BTC-USD', tickSize: 0.5, lotSize: 0.001, maxLeverage: 50 },
+      { symbol: 'ETH-USD', tickSize: 0.01, lotSize: 0.01, minNotional: 10, maxLeverage: 25 },
+    ]);
     expect(v1.map(marketRulesOf)).toEqual([
       { symbol: 'BTC-USD', tickSizeUsd: 0.5, lotSizeBase: 0.001, minNotionalUsd: 0, maxLeverage: 50 },
       { symbol: 'ETH-USD', tickSizeUsd: 0.01, lotSizeBase: 0.01, minNotionalUsd: 10, maxLeverage: 25 },
     ]);
-    const current = parse(currentExchangeInfoSchema, { symbols: ['SOL-USD'], markets: { 'SOL-USD': { symbol: 'SOL-USD', status: 'TRADING', tickSize: 0.001, lotSize: 0.1, minNotional: 5, maxLeverage: 20 } } });
+    const current = parse(currentExchangeInfoSchema, {
+      symbols: ['SOL-USD'],
+      markets: { 'SOL-USD': { symbol: 'SOL-USD', status: 'TRADING', tickSize: 0.001, lotSize: 0.1, minNotional: 5, maxLeverage: 20 } },
+    });
     expect(current.map(marketRulesOf)).toEqual([{ symbol: 'SOL-USD', tickSizeUsd: 0.001, lotSizeBase: 0.1, minNotionalUsd: 5, maxLeverage: 20 }]);
   });
 });
 
-const openOrderRow = { symbol: 'BTC-USD', orderId: OID, price: 100000, originalSize: 1, size: 0.75, filledSize: 0.25, vwap: 100000, isBuy: true, maker: true, reduceOnly: false, tif: 'alo', status: 'working', timestamp: TS };
+const openOrderRow = {
+  symbol: 'BTC-USD',
+  orderId: OID,
+  price: 100000,
+  originalSize: 1,
+  size: 0.75,
+  filledSize: 0.25,
+  vwap: 100000,
+  isBuy: true,
+  maker: true,
+  reduceOnly: false,
+  tif: 'alo',
+  status: 'working',
+  timestamp: TS,
+};
 const openVenueOrder = {
   orderId: OID,
   symbol: 'BTC-USD',
@@ -190,8 +227,22 @@ describe('the account stream (spec: Events; gaps §7; venue-protocol §9.4)', ()
     ]);
   });
 
-  it('an orderUpdate (the spec\'s unified message): side from isBuy, remaining size, vwap, reason; no reduce-only or tif', () => {
-    const update = { type: 'orderUpdate', status: 'cancelledRiskLimit', symbol: 'BTC-USD', orderId: OID, price: 100000, originalSize: 1, size: 0.6, filledSize: 0.4, vwap: 99999.5, isBuy: false, maker: true, timestamp: TS, reason: 'margin' };
+  it("an orderUpdate (the spec's unified message): side from isBuy, remaining size, vwap, reason; no reduce-only or tif", () => {
+    const update = {
+      type: 'orderUpdate',
+      status: 'cancelledRiskLimit',
+      symbol: 'BTC-USD',
+      orderId: OID,
+      price: 100000,
+      originalSize: 1,
+      size: 0.6,
+      filledSize: 0.4,
+      vwap: 99999.5,
+      isBuy: false,
+      maker: true,
+      timestamp: TS,
+      reason: 'margin',
+    };
     expect(accountUpdates(update)).toEqual([
       {
         kind: 'order',
@@ -216,10 +267,25 @@ describe('the account stream (spec: Events; gaps §7; venue-protocol §9.4)', ()
     expect(accountUpdates({ ...update, reason: null })[0]).toMatchObject({ order: { reason: undefined } });
   });
 
-  it('a fill is the account\'s own view: its side (isBuy), its fee, maker, and the cause of reasonCode 0..3', () => {
-    const fill = { type: 'fill', symbol: 'ETH-USD', orderId: OID, price: 3000, size: 2, fee: -0.6, isBuy: false, reasonCode: 0, counterpartyHint: 'Abcd..wxyz', timestamp: TS, maker: true };
+  it("a fill is the account's own view: its side (isBuy), its fee, maker, and the cause of reasonCode 0..3", () => {
+    const fill = {
+      type: 'fill',
+      symbol: 'ETH-USD',
+      orderId: OID,
+      price: 3000,
+      size: 2,
+      fee: -0.6,
+      isBuy: false,
+      reasonCode: 0,
+      counterpartyHint: 'Abcd..wxyz',
+      timestamp: TS,
+      maker: true,
+    };
     expect(accountUpdates(fill)).toEqual([
-      { kind: 'fill', fill: { symbol: 'ETH-USD', orderId: OID, side: 'sell', price: 3000, size: 2, feeUsd: -0.6, maker: true, cause: 'trade', venueTimeNs: TS_NS } },
+      {
+        kind: 'fill',
+        fill: { symbol: 'ETH-USD', orderId: OID, side: 'sell', price: 3000, size: 2, feeUsd: -0.6, maker: true, cause: 'trade', venueTimeNs: TS_NS },
+      },
     ]);
     const causes = [0, 1, 2, 3].map((reasonCode) => accountUpdates({ ...fill, isBuy: true, reasonCode })[0]);
     expect(causes.map((u) => (u?.kind === 'fill' ? [u.fill.side, u.fill.cause] : u))).toEqual([
@@ -249,19 +315,65 @@ describe('the account stream (spec: Events; gaps §7; venue-protocol §9.4)', ()
       riskAllocation: 0,
     };
     expect(accountUpdates(position)).toEqual([
-      { kind: 'position', position: { symbol: 'BTC-USD', size: -0.5, entryPrice: 99000, realizedPnlUsd: 10, leverage: 10, unrealizedPnlUsd: -5, liquidationPrice: 120000 } },
+      {
+        kind: 'position',
+        position: { symbol: 'BTC-USD', size: -0.5, entryPrice: 99000, realizedPnlUsd: 10, leverage: 10, unrealizedPnlUsd: -5, liquidationPrice: 120000 },
+      },
     ]);
-    const margin = { type: 'marginUpdate', totalBalance: 10000, availableBalance: 8000, marginUsed: 2000, notional: 20000, realizedPnl: 5, unrealizedPnl: -3, fees: 1, funding: 0.5 };
+    const margin = {
+      type: 'marginUpdate',
+      totalBalance: 10000,
+      availableBalance: 8000,
+      marginUsed: 2000,
+      notional: 20000,
+      realizedPnl: 5,
+      unrealizedPnl: -3,
+      fees: 1,
+      funding: 0.5,
+    };
     expect(accountUpdates(margin)).toEqual([
       {
         kind: 'margin',
-        margin: { totalBalanceUsd: 10000, availableBalanceUsd: 8000, marginUsedUsd: 2000, notionalUsd: 20000, realizedPnlUsd: 5, unrealizedPnlUsd: -3, feesUsd: 1, fundingUsd: 0.5 },
+        margin: {
+          totalBalanceUsd: 10000,
+          availableBalanceUsd: 8000,
+          marginUsedUsd: 2000,
+          notionalUsd: 20000,
+          realizedPnlUsd: 5,
+          unrealizedPnlUsd: -3,
+          feesUsd: 1,
+          fundingUsd: 0.5,
+        },
       },
     ]);
-    expect(accountUpdates({ type: 'leverageUpdate', leverage: [{ symbol: 'BTC-USD', leverage: 20 }] })).toEqual([{ kind: 'leverage', leverage: [{ symbol: 'BTC-USD', leverage: 20 }] }]);
-    const liquidation = { type: 'liquidation', symbol: 'BTC-USD', price: 90000, size: 0.5, isBuy: false, marginPrior: 100, marginAfter: 0, reason: 'maintenance margin', timestamp: TS };
+    expect(accountUpdates({ type: 'leverageUpdate', leverage: [{ symbol: 'BTC-USD', leverage: 20 }] })).toEqual([
+      { kind: 'leverage', leverage: [{ symbol: 'BTC-USD', leverage: 20 }] },
+    ]);
+    const liquidation = {
+      type: 'liquidation',
+      symbol: 'BTC-USD',
+      price: 90000,
+      size: 0.5,
+      isBuy: false,
+      marginPrior: 100,
+      marginAfter: 0,
+      reason: 'maintenance margin',
+      timestamp: TS,
+    };
     expect(accountUpdates(liquidation)).toEqual([
-      { kind: 'liquidation', liquidation: { symbol: 'BTC-USD', price: 90000, size: 0.5, side: 'sell', marginBeforeUsd: 100, marginAfterUsd: 0, reason: 'maintenance margin', venueTimeNs: TS_NS } },
+      {
+        kind: 'liquidation',
+        liquidation: {
+          symbol: 'BTC-USD',
+          price: 90000,
+          size: 0.5,
+          side: 'sell',
+          marginBeforeUsd: 100,
+          marginAfterUsd: 0,
+          reason: 'maintenance margin',
+          venueTimeNs: TS_NS,
+        },
+      },
     ]);
   });
 
@@ -305,13 +417,50 @@ describe('the account stream (spec: Events; gaps §7; venue-protocol §9.4)', ()
         },
       },
     ]);
-    const margin = { totalBalance: 10000, availableBalance: 7500, marginUsed: 2500, notional: 49505, realizedPnl: 12.5, unrealizedPnl: -5, fees: -1.2, funding: 0.1 };
-    const position = { symbol: 'BTC-USD', size: -0.5, price: 99000, fairPrice: 99010, notional: 49505, realizedPnl: 12.5, unrealizedPnl: -5, leverage: 10, liquidationPrice: 120000, fees: -1.2, funding: 0.1, maintenanceMargin: 250, lambda: 0.02, riskAllocation: 0.5 };
+    const margin = {
+      totalBalance: 10000,
+      availableBalance: 7500,
+      marginUsed: 2500,
+      notional: 49505,
+      realizedPnl: 12.5,
+      unrealizedPnl: -5,
+      fees: -1.2,
+      funding: 0.1,
+    };
+    const position = {
+      symbol: 'BTC-USD',
+      size: -0.5,
+      price: 99000,
+      fairPrice: 99010,
+      notional: 49505,
+      realizedPnl: 12.5,
+      unrealizedPnl: -5,
+      leverage: 10,
+      liquidationPrice: 120000,
+      fees: -1.2,
+      funding: 0.1,
+      maintenanceMargin: 250,
+      lambda: 0.02,
+      riskAllocation: 0.5,
+    };
     const row = { ...openOrderRow, isBuy: undefined, originalSize: -1, size: -0.75, tif: 'postOnly', orderType: 'limit', trigger: null, iso: false };
-    const snapshot = { type: 'accountSnapshot', kind: 'MasterEOA', margin, positions: [position], openOrders: [row], leverageSettings: [{ symbol: 'BTC-USD', leverage: 10 }] };
+    const snapshot = {
+      type: 'accountSnapshot',
+      kind: 'MasterEOA',
+      margin,
+      positions: [position],
+      openOrders: [row],
+      leverageSettings: [{ symbol: 'BTC-USD', leverage: 10 }],
+    };
     const updates = accountUpdates(snapshot, currentInbound);
     expect(updates.map((u) => u?.kind)).toEqual(['snapshot', 'margin', 'position']);
-    expect(updates[0]).toMatchObject({ snapshot: { openOrders: [{ ...openVenueOrder, side: 'sell', originalSize: 1, remainingSize: 0.75 }], positions: [{ symbol: 'BTC-USD', size: -0.5, entryPrice: 99000 }], leverage: [{ symbol: 'BTC-USD', leverage: 10 }] } });
+    expect(updates[0]).toMatchObject({
+      snapshot: {
+        openOrders: [{ ...openVenueOrder, side: 'sell', originalSize: 1, remainingSize: 0.75 }],
+        positions: [{ symbol: 'BTC-USD', size: -0.5, entryPrice: 99000 }],
+        leverage: [{ symbol: 'BTC-USD', leverage: 10 }],
+      },
+    });
     expect(updates[1]).toMatchObject({ margin: { totalBalanceUsd: 10000, availableBalanceUsd: 7500, fundingUsd: 0.1 } });
     expect(updates[2]).toMatchObject({ position: { symbol: 'BTC-USD', size: -0.5, unrealizedPnlUsd: -5, liquidationPrice: 120000 } });
   });
@@ -319,8 +468,14 @@ describe('the account stream (spec: Events; gaps §7; venue-protocol §9.4)', ()
 
 describe('account queries (spec: Resources; gaps §5)', () => {
   it('openOrders rows: tif in capitals, reduce-only known', () => {
-    const rows = parseAccountResponse('openOrders', [{ openOrder: openOrderRow }, { openOrder: { ...openOrderRow, orderId: OID2, isBuy: false, reduceOnly: true, tif: 'gtc', status: 'placed' } }]);
-    expect(rows.map((r) => venueOrderOfOpen(r.openOrder))).toEqual([openVenueOrder, { ...openVenueOrder, orderId: OID2, side: 'sell', reduceOnly: true, tif: 'GTC', status: 'placed' }]);
+    const rows = parseAccountResponse('openOrders', [
+      { openOrder: openOrderRow },
+      { openOrder: { ...openOrderRow, orderId: OID2, isBuy: false, reduceOnly: true, tif: 'gtc', status: 'placed' } },
+    ]);
+    expect(rows.map((r) => venueOrderOfOpen(r.openOrder))).toEqual([
+      openVenueOrder,
+      { ...openVenueOrder, orderId: OID2, side: 'sell', reduceOnly: true, tif: 'GTC', status: 'placed' },
+    ]);
   });
 
   it('orderHistory rows: the terminal order with its fill', () => {
@@ -340,23 +495,87 @@ describe('account queries (spec: Resources; gaps §5)', () => {
       slot: 124,
       timestamp: TS,
     };
-    const rows = parseAccountResponse('orderHistory', [{ orderHistory: history }, { orderHistory: { ...history, status: 'rejectedRiskLimit', reason: 'margin', executedSize: 0 } }]);
+    const rows = parseAccountResponse('orderHistory', [
+      { orderHistory: history },
+      { orderHistory: { ...history, status: 'rejectedRiskLimit', reason: 'margin', executedSize: 0 } },
+    ]);
     expect(rows.map((r) => closedOrderOf(r.orderHistory))).toEqual([
-      { orderId: OID, symbol: 'BTC-USD', side: 'sell', orderType: 'limit', tif: 'IOC', price: 101000, avgFillPrice: 101000, originalSize: 1, filledSize: 0.4, reduceOnly: true, status: 'cancelledIOC', reason: undefined, venueTimeNs: TS_NS },
-      { orderId: OID, symbol: 'BTC-USD', side: 'sell', orderType: 'limit', tif: 'IOC', price: 101000, avgFillPrice: 101000, originalSize: 1, filledSize: 0, reduceOnly: true, status: 'rejectedRiskLimit', reason: 'margin', venueTimeNs: TS_NS },
+      {
+        orderId: OID,
+        symbol: 'BTC-USD',
+        side: 'sell',
+        orderType: 'limit',
+        tif: 'IOC',
+        price: 101000,
+        avgFillPrice: 101000,
+        originalSize: 1,
+        filledSize: 0.4,
+        reduceOnly: true,
+        status: 'cancelledIOC',
+        reason: undefined,
+        venueTimeNs: TS_NS,
+      },
+      {
+        orderId: OID,
+        symbol: 'BTC-USD',
+        side: 'sell',
+        orderType: 'limit',
+        tif: 'IOC',
+        price: 101000,
+        avgFillPrice: 101000,
+        originalSize: 1,
+        filledSize: 0,
+        reduceOnly: true,
+        status: 'rejectedRiskLimit',
+        reason: 'margin',
+        venueTimeNs: TS_NS,
+      },
     ]);
   });
 
-  describe('fills rows are shared by both parties; isBuy is the taker\'s side (docs/protocol.md)', () => {
-    const row = { maker: OTHER, taker: ME, orderIdMaker: OID2, orderIdTaker: OID, isBuy: true, symbol: 'BTC-USD', amount: 0.25, price: 100000.5, makerFee: -0.5, takerFee: 8.75, slot: 9, timestamp: TS };
+  describe("fills rows are shared by both parties; isBuy is the taker's side (docs/protocol.md)", () => {
+    const row = {
+      maker: OTHER,
+      taker: ME,
+      orderIdMaker: OID2,
+      orderIdTaker: OID,
+      isBuy: true,
+      symbol: 'BTC-USD',
+      amount: 0.25,
+      price: 100000.5,
+      makerFee: -0.5,
+      takerFee: 8.75,
+      slot: 9,
+      timestamp: TS,
+    };
     const [parsed] = parseAccountResponse('fills', [{ fills: row }]);
 
-    it('the taker: its side is isBuy, its order the taker\'s, its fee the taker fee', () => {
-      expect(fillOfRow(ME, parsed!.fills)).toEqual({ symbol: 'BTC-USD', orderId: OID, side: 'buy', price: 100000.5, size: 0.25, feeUsd: 8.75, maker: false, cause: 'trade', venueTimeNs: TS_NS });
+    it("the taker: its side is isBuy, its order the taker's, its fee the taker fee", () => {
+      expect(fillOfRow(ME, parsed!.fills)).toEqual({
+        symbol: 'BTC-USD',
+        orderId: OID,
+        side: 'buy',
+        price: 100000.5,
+        size: 0.25,
+        feeUsd: 8.75,
+        maker: false,
+        cause: 'trade',
+        venueTimeNs: TS_NS,
+      });
     });
 
     it('the maker: the opposite side, its own order and fee (a rebate here)', () => {
-      expect(fillOfRow(OTHER, parsed!.fills)).toEqual({ symbol: 'BTC-USD', orderId: OID2, side: 'sell', price: 100000.5, size: 0.25, feeUsd: -0.5, maker: true, cause: 'trade', venueTimeNs: TS_NS });
+      expect(fillOfRow(OTHER, parsed!.fills)).toEqual({
+        symbol: 'BTC-USD',
+        orderId: OID2,
+        side: 'sell',
+        price: 100000.5,
+        size: 0.25,
+        feeUsd: -0.5,
+        maker: true,
+        cause: 'trade',
+        venueTimeNs: TS_NS,
+      });
     });
 
     it('a taker selling', () => {
@@ -372,17 +591,23 @@ describe('order statuses of answers', () => {
     return item?.kind === 'order' ? item.fact.status : item?.kind;
   };
 
-  it('the specification\'s 13 order states stand for themselves', () => {
+  it("the specification's 13 order states stand for themselves", () => {
     for (const s of [...NON_TERMINAL_ORDER_STATUSES, ...TERMINAL_ORDER_STATUSES]) expect(statusOf(s)).toBe(s);
   });
 
   it('other spellings of answers and the current generation; an entry under any other name is no order fact', () => {
-    expect(['resting', 'triggered', 'cancelledIoc', 'siblingCancelled', 'triggerFailed'].map(statusOf)).toEqual(['placed', 'placed', 'cancelledIOC', 'cancelled', 'rejectedInvalid']);
+    expect(['resting', 'triggered', 'cancelledIoc', 'siblingCancelled', 'triggerFailed'].map(statusOf)).toEqual([
+      'placed',
+      'placed',
+      'cancelledIOC',
+      'cancelled',
+      'rejectedInvalid',
+    ]);
     expect(['pending', 'expired', 'deposit', 'toString', 'cancelOneRejected'].map(statusOf)).toEqual(['done', 'done', 'done', 'done', 'error']);
   });
 });
 
-describe('itemResultsOf: the items of an accepted action\'s answer (spec: States and transitions; gaps §2)', () => {
+describe("itemResultsOf: the items of an accepted action's answer (spec: States and transitions; gaps §2)", () => {
   it('every entry of the v1 status table, in item order', () => {
     const answer = parseActionResponse('order', {
       status: 'ok',
@@ -409,7 +634,10 @@ describe('itemResultsOf: the items of an accepted action\'s answer (spec: States
       },
     });
     if (!('response' in answer)) throw new Error('error body');
-    const order = (status: string, extra: object = {}) => ({ kind: 'order', fact: { orderId: OID, status, filledSize: undefined, reason: undefined, ...extra } });
+    const order = (status: string, extra: object = {}) => ({
+      kind: 'order',
+      fact: { orderId: OID, status, filledSize: undefined, reason: undefined, ...extra },
+    });
     expect(itemResultsOf(answer.response.data.statuses)).toEqual([
       order('placed'),
       order('working', { filledSize: 0.25 }),
@@ -429,16 +657,18 @@ describe('itemResultsOf: the items of an accepted action\'s answer (spec: States
   });
 
   it('answers to the other v1 actions: done, or an error with its message', () => {
-    expect(itemResultsOf([{ settings: { maxLeverage: [['BTC-USD', 5]] } }, { agentWallet: { agent: OTHER, delete: false } }, { deposit: { amount: 10000 } }, { oracle: { count: 2 } }])).toEqual([
-      { kind: 'done' },
-      { kind: 'done' },
-      { kind: 'done' },
-      { kind: 'done' },
-    ]);
+    expect(
+      itemResultsOf([
+        { settings: { maxLeverage: [['BTC-USD', 5]] } },
+        { agentWallet: { agent: OTHER, delete: false } },
+        { deposit: { amount: 10000 } },
+        { oracle: { count: 2 } },
+      ]),
+    ).toEqual([{ kind: 'done' }, { kind: 'done' }, { kind: 'done' }, { kind: 'done' }]);
     expect(itemResultsOf([{ depositFailed: { message: 'Rate limit exceeded' } }])).toEqual([{ kind: 'error', message: 'Rate limit exceeded' }]);
   });
 
-  it('the current generation\'s answer (mapped by its inbound codec): signed sizes unsigned, its own status names read', () => {
+  it("the current generation's answer (mapped by its inbound codec): signed sizes unsigned, its own status names read", () => {
     const answer = currentInbound.parseActionResponse('/order', {
       status: 'ok',
       response: {

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { DenialCounter } from '../../../src/risk/denials.js';
 import type { PlannedOp, RiskDecision } from '../../../src/risk/types.js';
 
-const place = (strategy: string): PlannedOp => ({ kind: 'place', strategy, order: { symbol: 'BTC-USD', side: 'buy', size: 0.001, price: 50_000, tif: 'GTC', reduceOnly: false }, stamp: { dataTimeMs: 0, dataVersion: 0 } });
+const place = (strategy: string): PlannedOp => ({
+  kind: 'place',
+  strategy,
+  order: { symbol: 'BTC-USD', side: 'buy', size: 0.001, price: 50_000, tif: 'GTC', reduceOnly: false },
+  stamp: { dataTimeMs: 0, dataVersion: 0 },
+});
 const cancel = (strategy: string): PlannedOp => ({ kind: 'cancel', strategy, symbol: 'BTC-USD' });
 const OK: RiskDecision = { ok: true };
 const leverage: RiskDecision = { ok: false, reason: 'LEVERAGE', detail: 'equity unknown or not positive (0 USD)' };
@@ -10,7 +15,10 @@ const rate: RiskDecision = { ok: false, reason: 'CANCEL_RATE', detail: 'cancel r
 
 function setup() {
   const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
-  const counter = new DenialCounter({ logIntervalMs: 30_000, log: { warn: (fields, message) => void lines.push({ fields: fields as Record<string, unknown>, message }) } });
+  const counter = new DenialCounter({
+    logIntervalMs: 30_000,
+    log: { warn: (fields, message) => void lines.push({ fields: fields as Record<string, unknown>, message }) },
+  });
   return { counter, lines };
 }
 
@@ -39,7 +47,12 @@ describe('DenialCounter', () => {
     counter.record(place('mm'), leverage, 1_000);
     counter.record(place('mm'), leverage, 2_000);
     counter.record(cancel('mm'), OK, 2_500);
-    expect(counter.of('mm')).toEqual({ total: 3, byReason: { CANCEL_RATE: 1, LEVERAGE: 2 }, allDeniedSinceMs: 1_000, lastDetail: { CANCEL_RATE: rate.detail, LEVERAGE: leverage.detail } });
+    expect(counter.of('mm')).toEqual({
+      total: 3,
+      byReason: { CANCEL_RATE: 1, LEVERAGE: 2 },
+      allDeniedSinceMs: 1_000,
+      lastDetail: { CANCEL_RATE: rate.detail, LEVERAGE: leverage.detail },
+    });
     counter.record(place('mm'), OK, 3_000);
     expect(counter.of('mm').allDeniedSinceMs).toBeUndefined();
     expect(counter.of('quiet')).toEqual({ total: 0, byReason: {}, allDeniedSinceMs: undefined, lastDetail: {} });

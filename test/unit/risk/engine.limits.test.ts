@@ -241,7 +241,7 @@ describe('risk limits: each reason code fires just past its limit, not at it', (
   });
 });
 
-describe('wouldApprove (keep-warm dry run): check()\'s decision, changing nothing', () => {
+describe("wouldApprove (keep-warm dry run): check()'s decision, changing nothing", () => {
   it('approves places any number of times without taking an order token', () => {
     const gate = setup({ orderRate: { perSecond: 1, burst: 1 } }).fresh();
     for (let i = 0; i < 20; i++) expect(gate.wouldApprove(place({ symbol: 'BTC-USD' }), NOW_MS)).toEqual(OK);
@@ -258,7 +258,7 @@ describe('wouldApprove (keep-warm dry run): check()\'s decision, changing nothin
     expect(gate.wouldApprove(cancel('BTC-USD'), NOW_MS)).toEqual(denied('CANCEL_RATE'));
   });
 
-  it('gives check()\'s denial for a limit violation, detail included, and consumes nothing', () => {
+  it("gives check()'s denial for a limit violation, detail included, and consumes nothing", () => {
     const gate = setup({ orderRate: { perSecond: 1, burst: 1 } }).fresh();
     const tooBig = place({ symbol: 'BTC-USD', size: 2.5 });
     const dry = gate.wouldApprove(tooBig, NOW_MS);

@@ -7,7 +7,11 @@ import { FakeView, NOW_MS, place, record } from './helpers.js';
 function setup() {
   const view = new FakeView({ 'ETH-USD': { mark: 10 } });
   view.equity = 1_000;
-  const gate = createRiskGate(riskConfig({ dailyLossLimitUsd: 100, orderRate: { perSecond: 1_000, burst: 1_000 } }), view, new ManualClock(BigInt(NOW_MS) * 1_000_000n));
+  const gate = createRiskGate(
+    riskConfig({ dailyLossLimitUsd: 100, orderRate: { perSecond: 1_000, burst: 1_000 } }),
+    view,
+    new ManualClock(BigInt(NOW_MS) * 1_000_000n),
+  );
   return { view, gate, states: record(gate) };
 }
 

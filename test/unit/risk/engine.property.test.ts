@@ -60,7 +60,10 @@ const cmd: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ t: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 1_000 }) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('mark' as const), sym, factor: cents(90, 110) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('pnl' as const), usd: fc.integer({ min: -200, max: 50 }) }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('equity' as const), usd: fc.option(fc.integer({ min: -100, max: 2_000 }), { nil: undefined, freq: 20 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ t: fc.constant('equity' as const), usd: fc.option(fc.integer({ min: -100, max: 2_000 }), { nil: undefined, freq: 20 }) }),
+  },
   { weight: 1, arbitrary: fc.constantFrom<Cmd>({ t: 'reject' }, { t: 'conn', up: false }, { t: 'conn', up: true }, { t: 'conn', up: true }) },
   { weight: 1, arbitrary: fc.constantFrom<Cmd>({ t: 'halt' }, { t: 'reduce' }, { t: 'resume' }, { t: 'resume' }) },
 );
@@ -220,7 +223,19 @@ describe('risk engine properties (fast-check)', () => {
     );
     // not vacuous: many approvals, and the limits under test were actually reached
     expect(approvedPlaces).toBeGreaterThan(1_000);
-    for (const r of ['MAX_ORDER_SIZE', 'MAX_POSITION', 'MAX_TOTAL_POSITION', 'LEVERAGE', 'PRICE_BAND', 'MAX_OPEN_ORDERS', 'ORDER_RATE', 'STALE_INPUT', 'DAILY_LOSS', 'REDUCING', 'HALTED']) {
+    for (const r of [
+      'MAX_ORDER_SIZE',
+      'MAX_POSITION',
+      'MAX_TOTAL_POSITION',
+      'LEVERAGE',
+      'PRICE_BAND',
+      'MAX_OPEN_ORDERS',
+      'ORDER_RATE',
+      'STALE_INPUT',
+      'DAILY_LOSS',
+      'REDUCING',
+      'HALTED',
+    ]) {
       expect(seenReasons).toContain(r);
     }
   });

@@ -41,7 +41,22 @@ beforeAll(() => {
   const out = join(dir, 'build');
   const tsc = spawnSync(
     process.execPath,
-    [join(ROOT, 'node_modules/typescript/bin/tsc'), '--noCheck', '--outDir', out, '--rootDir', ROOT, '--module', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck', join(ROOT, 'src/store/index.ts')],
+    [
+      join(ROOT, 'node_modules/typescript/bin/tsc'),
+      '--noCheck',
+      '--outDir',
+      out,
+      '--rootDir',
+      ROOT,
+      '--module',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--types',
+      'node',
+      '--skipLibCheck',
+      join(ROOT, 'src/store/index.ts'),
+    ],
     { encoding: 'utf8' },
   );
   expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);

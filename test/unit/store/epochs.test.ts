@@ -28,7 +28,15 @@ function fill(orderId: string, side: 'buy' | 'sell', size: number, price: number
 describe('account epochs', () => {
   it('the report starts each epoch flat: long 0.5 @3000 on one venue instance, short 0.5 @3100 on the next realizes nothing', () => {
     const row = (epoch: number, side: 'buy' | 'sell', price: number, timeNs: bigint): ReportFill => ({
-      account: ACCOUNT, epoch, strategy: 's', symbol: 'ETH-USD', side, price, size: 0.5, feeUsd: 0, timeNs,
+      account: ACCOUNT,
+      epoch,
+      strategy: 's',
+      symbol: 'ETH-USD',
+      side,
+      price,
+      size: 0.5,
+      feeUsd: 0,
+      timeNs,
     });
     const [r] = buildReport([row(1, 'buy', 3000, 1n), row(2, 'sell', 3100, 2n)], [], []);
     expect(r).toMatchObject({ fills: 2, realizedPnlUsd: 0 });
@@ -46,7 +54,12 @@ describe('account epochs', () => {
     const before = fill('old', 'buy', 7, 1, 3n);
     const again = j.catchUp(ACCOUNT, VENUE, [before, a, ...missed], 2n);
     expect(again).toEqual({ epoch: 1, continued: true, imported: 2, repaired: 0 });
-    expect(j.fills().map((f) => [f.orderId, f.epoch])).toEqual([['early', 1], ['oa', 1], ['ob', 1], ['oc', 1]]);
+    expect(j.fills().map((f) => [f.orderId, f.epoch])).toEqual([
+      ['early', 1],
+      ['oa', 1],
+      ['ob', 1],
+      ['oc', 1],
+    ]);
     expect(j.netPositions(ACCOUNT)).toEqual(new Map([['ETH-USD', 1 + 1 - 2 + 0.5]]));
     expect(j.catchUp(ACCOUNT, VENUE, [a, ...missed], 3n)).toEqual({ epoch: 1, continued: true, imported: 0, repaired: 0 });
   });
@@ -56,7 +69,18 @@ describe('account epochs', () => {
     j.catchUp(ACCOUNT, VENUE, [], 1n);
     j.recordFill(fill('oa', 'buy', 1, 100, 10n));
     j.catchUp(OTHER, VENUE, [], 1n);
-    j.recordOrder({ account: ACCOUNT, strategy: 's', symbol: 'ETH-USD', orderId: 'x', side: 'buy', price: 1, size: 1, filledSize: 0, status: 'placed', atNs: 1n });
+    j.recordOrder({
+      account: ACCOUNT,
+      strategy: 's',
+      symbol: 'ETH-USD',
+      orderId: 'x',
+      side: 'buy',
+      price: 1,
+      size: 1,
+      filledSize: 0,
+      status: 'placed',
+      atNs: 1n,
+    });
     const fresh = j.catchUp(ACCOUNT, 'http://elsewhere/api/v1', [fill('ob', 'sell', 0.25, 120, 40n)], 50n);
     expect(fresh).toEqual({ epoch: 3, continued: false, imported: 1, repaired: 0 });
     expect(j.netPositions(ACCOUNT)).toEqual(new Map([['ETH-USD', -0.25]]));
@@ -64,19 +88,28 @@ describe('account epochs', () => {
   });
 
   it('a journal from before epochs gets one epoch per account for its rows', () => {
-    const j = journalAt(legacyJournal(`INSERT INTO fills VALUES (1, '${ACCOUNT}', NULL, 'ETH-USD', 'o1', 'buy', 100, 1, 0, 0, '00000000000000000010', 0);
-      INSERT INTO funding VALUES (1, '${OTHER}', 'ETH-USD', 1, 0.001, '00000000000000000020');`));
+    const j = journalAt(
+      legacyJournal(`INSERT INTO fills VALUES (1, '${ACCOUNT}', NULL, 'ETH-USD', 'o1', 'buy', 100, 1, 0, 0, '00000000000000000010', 0);
+      INSERT INTO funding VALUES (1, '${OTHER}', 'ETH-USD', 1, 0.001, '00000000000000000020');`),
+    );
     const [legacy] = j.fills().map((f) => f.epoch);
     expect(legacy).toEqual(expect.any(Number));
     expect(j.funding()).toHaveLength(1);
     expect(j.catchUp(OTHER, VENUE, [], 1n)).toMatchObject({ continued: false });
-    expect(j.catchUp(ACCOUNT, VENUE, [fill('o1', 'buy', 1, 100, 10n), fill('o2', 'sell', 1, 100, 11n)], 1n)).toEqual({ epoch: legacy, continued: true, imported: 1, repaired: 0 });
+    expect(j.catchUp(ACCOUNT, VENUE, [fill('o1', 'buy', 1, 100, 10n), fill('o2', 'sell', 1, 100, 11n)], 1n)).toEqual({
+      epoch: legacy,
+      continued: true,
+      imported: 1,
+      repaired: 0,
+    });
   });
 
   it('catchUp gives a maker fill of an epoch from before epochs the side the venue shows (earlier builds journaled the taker’s)', () => {
     // An earlier build journaled maker fill om (a sell) with the taker's side after a stream gap.
-    const j = journalAt(legacyJournal(`INSERT INTO fills VALUES (1, '${ACCOUNT}', NULL, 'ETH-USD', 'om', 'buy', 100, 1, 0, 1, '00000000000000000010', 0);
-      INSERT INTO fills VALUES (2, '${ACCOUNT}', NULL, 'ETH-USD', 'ot', 'buy', 100, 1, 0, 0, '00000000000000000020', 0);`));
+    const j = journalAt(
+      legacyJournal(`INSERT INTO fills VALUES (1, '${ACCOUNT}', NULL, 'ETH-USD', 'om', 'buy', 100, 1, 0, 1, '00000000000000000010', 0);
+      INSERT INTO fills VALUES (2, '${ACCOUNT}', NULL, 'ETH-USD', 'ot', 'buy', 100, 1, 0, 0, '00000000000000000020', 0);`),
+    );
     const venue = [fill('om', 'sell', 1, 100, 10n, { maker: true }), fill('ot', 'buy', 1, 100, 20n)];
     expect(j.catchUp(ACCOUNT, VENUE, venue, 2n)).toMatchObject({ continued: true, imported: 0, repaired: 1 });
     expect(j.fills().map((f) => f.side)).toEqual(['sell', 'buy']);

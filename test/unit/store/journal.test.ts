@@ -39,11 +39,35 @@ function batch(nonceNs: bigint, more: Partial<BatchRecord> = {}): BatchRecord {
 }
 
 function order(orderId: string, side: 'buy' | 'sell', size: number, price: number, atMs: number, more: Partial<OrderRecord> = {}): OrderRecord {
-  return { account: ACCOUNT, strategy: 'mm', symbol: 'BTC-USD', orderId, side, price, size, filledSize: 0, status: 'placed', atNs: BigInt(T0_MS + atMs) * NS, ...more };
+  return {
+    account: ACCOUNT,
+    strategy: 'mm',
+    symbol: 'BTC-USD',
+    orderId,
+    side,
+    price,
+    size,
+    filledSize: 0,
+    status: 'placed',
+    atNs: BigInt(T0_MS + atMs) * NS,
+    ...more,
+  };
 }
 
 function fill(orderId: string, side: 'buy' | 'sell', size: number, price: number, feeUsd: number, atMs: number, more: Partial<FillRecord> = {}): FillRecord {
-  return { account: ACCOUNT, strategy: 'mm', symbol: 'BTC-USD', orderId, side, price, size, feeUsd, maker: true, timeNs: BigInt(T0_MS + atMs) * NS + 123n, ...more };
+  return {
+    account: ACCOUNT,
+    strategy: 'mm',
+    symbol: 'BTC-USD',
+    orderId,
+    side,
+    price,
+    size,
+    feeUsd,
+    maker: true,
+    timeNs: BigInt(T0_MS + atMs) * NS + 123n,
+    ...more,
+  };
 }
 
 describe('Journal', () => {
@@ -117,7 +141,12 @@ describe('Journal', () => {
       journal.resolveBatch(d, 'uncertain', 'no order ids');
       expect(journal.unresolvedBatches()).toEqual([]);
       expect(journal.batch(b)).toMatchObject({ outcome: 'rejected', outcomeDetail: 'rejectedInvalid', resolution: null });
-      expect(journal.batch(c)).toMatchObject({ outcome: 'unknown', outcomeDetail: 'timeout after 5000 ms', resolution: 'applied', resolutionDetail: 'the venue knows 1 of its 1 order ids' });
+      expect(journal.batch(c)).toMatchObject({
+        outcome: 'unknown',
+        outcomeDetail: 'timeout after 5000 ms',
+        resolution: 'applied',
+        resolutionDetail: 'the venue knows 1 of its 1 order ids',
+      });
     });
 
     it('round-trip every field, bytes and u64 values exact, and survive reopening', () => {
@@ -231,7 +260,15 @@ describe('Journal', () => {
 
     it('computes PnL, fees, funding, volume and fill ratio per strategy and symbol', () => {
       const [account, mm] = scripted().report();
-      expect(account).toMatchObject({ strategy: UNATTRIBUTED, symbol: 'SOL-USD', fills: 0, fundingUsd: 0.25, netPnlUsd: 0.25, ordersPlaced: 0, fillRatio: null });
+      expect(account).toMatchObject({
+        strategy: UNATTRIBUTED,
+        symbol: 'SOL-USD',
+        fills: 0,
+        fundingUsd: 0.25,
+        netPnlUsd: 0.25,
+        ordersPlaced: 0,
+        fillRatio: null,
+      });
       expect(mm).toMatchObject({ strategy: 'mm', symbol: 'BTC-USD', fills: 3, buySize: 3, sellSize: 2, ordersPlaced: 4, ordersFilled: 3, fillRatio: 0.75 });
       expect(mm!.volumeUsd).toBeCloseTo(200 + 103 + 210, 9);
       expect(mm!.feesUsd).toBeCloseTo(0.1 + 0.05 - 0.02, 9);

@@ -74,7 +74,11 @@ describe('buildReport', () => {
   });
 
   it('sorts rows by strategy then symbol and has a null fill ratio without orders', () => {
-    const rows = buildReport([fill('b', 'buy', 1, 1, 1), fill('a', 'buy', 1, 1, 1, { symbol: 'SOL-USD' }), fill('a', 'buy', 1, 1, 1, { symbol: 'ETH-USD' })], [], []);
+    const rows = buildReport(
+      [fill('b', 'buy', 1, 1, 1), fill('a', 'buy', 1, 1, 1, { symbol: 'SOL-USD' }), fill('a', 'buy', 1, 1, 1, { symbol: 'ETH-USD' })],
+      [],
+      [],
+    );
     expect(rows.map((r) => `${r.strategy}/${r.symbol}`)).toEqual(['a/ETH-USD', 'a/SOL-USD', 'b/BTC-USD']);
     expect(rows.every((r) => r.fillRatio === null)).toBe(true);
   });

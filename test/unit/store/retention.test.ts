@@ -26,13 +26,34 @@ function journal(): Journal {
 }
 
 function batch(nonceNs: bigint, atMs: number, body = '{}'): BatchRecord {
-  return { signer: SIGNER, account: ACCOUNT, nonceNs, path: '/order', message: new Uint8Array([1]), signature: 's', body, orderIds: [], atNs: BigInt(atMs) * NS };
+  return {
+    signer: SIGNER,
+    account: ACCOUNT,
+    nonceNs,
+    path: '/order',
+    message: new Uint8Array([1]),
+    signature: 's',
+    body,
+    orderIds: [],
+    atNs: BigInt(atMs) * NS,
+  };
 }
 
 /** One row of every prunable table at `atMs`, and a settled batch. */
 function rowsAt(j: Journal, atMs: number, n: number): void {
   const atNs = BigInt(atMs) * NS;
-  j.recordOrder({ account: ACCOUNT, strategy: 's', symbol: 'ETH-USD', orderId: `o${n}`, side: 'buy', price: 1, size: 1, filledSize: 0, status: 'placed', atNs });
+  j.recordOrder({
+    account: ACCOUNT,
+    strategy: 's',
+    symbol: 'ETH-USD',
+    orderId: `o${n}`,
+    side: 'buy',
+    price: 1,
+    size: 1,
+    filledSize: 0,
+    status: 'placed',
+    atNs,
+  });
   j.recordFill({ account: ACCOUNT, strategy: 's', symbol: 'ETH-USD', orderId: `o${n}`, side: 'buy', price: 1, size: 1, feeUsd: 0, maker: true, timeNs: atNs });
   j.recordFunding({ account: ACCOUNT, symbol: 'ETH-USD', amountUsd: 1, rate: 0, timeNs: atNs });
   j.recordPosition({ account: ACCOUNT, symbol: 'ETH-USD', size: 1, entryPrice: 1, realizedPnlUsd: 0, unrealizedPnlUsd: 0, atMs });
@@ -101,7 +122,16 @@ describe('journal retention', () => {
     rowsAt(j, NOW_MS - 8 * DAY_MS, 1);
     rowsAt(j, NOW_MS, 2);
     const pruned: number[] = [];
-    const stop = startRetention(j, { maxAgeDays: 7, maxMegabytes: 1024, pruneIntervalMs: 5, clock: new ManualClock(BigInt(NOW_MS) * NS), onPruned: (n) => pruned.push(n), onError: (e) => { throw e; } });
+    const stop = startRetention(j, {
+      maxAgeDays: 7,
+      maxMegabytes: 1024,
+      pruneIntervalMs: 5,
+      clock: new ManualClock(BigInt(NOW_MS) * NS),
+      onPruned: (n) => pruned.push(n),
+      onError: (e) => {
+        throw e;
+      },
+    });
     await until(() => pruned.length > 0, 'a prune step');
     stop();
     expect(pruned).toEqual([5]);

@@ -45,7 +45,20 @@ describe('rounding helpers', () => {
   });
 
   it("lands on the grid, exact at the step's decimals, on the side the mode asks (random values and steps)", () => {
-    const steps: [number, number][] = [[1, 0], [5, 0], [0.5, 1], [0.25, 2], [0.1, 1], [0.01, 2], [0.001, 3], [1e-4, 4], [1e-7, 7], [2.5e-7, 8], [0.05, 2], [100, 0]];
+    const steps: [number, number][] = [
+      [1, 0],
+      [5, 0],
+      [0.5, 1],
+      [0.25, 2],
+      [0.1, 1],
+      [0.01, 2],
+      [0.001, 3],
+      [1e-4, 4],
+      [1e-7, 7],
+      [2.5e-7, 8],
+      [0.05, 2],
+      [100, 0],
+    ];
     for (let i = 0; i < 20_000; i++) {
       const [step, decimals] = steps[i % steps.length]!;
       const value = (Math.random() - 0.3) * step * 10 ** Math.floor(Math.random() * 9);
@@ -83,9 +96,16 @@ describe('book helpers', () => {
     expect(stamp(book([[99, 1]], [[101, 1]], 7, 1234))).toEqual({ dataTimeMs: 1234, dataVersion: 7, arrivalNs: 7_000n });
   });
 
-  it("stamp of a live book carries the arrival time of the update it applied last", () => {
+  it('stamp of a live book carries the arrival time of the update it applied last', () => {
     const b = new L2Book('BTC-USD');
-    b.apply({ kind: 'snapshot', symbol: 'BTC-USD', bids: [{ price: 99, size: 1, orders: 1 }], asks: [{ price: 101, size: 1, orders: 1 }], venueTimeMs: 1234, arrivalNs: 5_000_000_123n });
+    b.apply({
+      kind: 'snapshot',
+      symbol: 'BTC-USD',
+      bids: [{ price: 99, size: 1, orders: 1 }],
+      asks: [{ price: 101, size: 1, orders: 1 }],
+      venueTimeMs: 1234,
+      arrivalNs: 5_000_000_123n,
+    });
     b.apply({ kind: 'delta', symbol: 'BTC-USD', bids: [{ price: 99, size: 2, orders: 1 }], asks: [], venueTimeMs: 1235, arrivalNs: 5_000_000_456n });
     expect(stamp(b)).toEqual({ dataTimeMs: 1235, dataVersion: 2, arrivalNs: 5_000_000_456n });
   });

@@ -26,7 +26,17 @@ describe('createStrategyContext', () => {
   });
 
   it('passes on fills of its markets only', async () => {
-    const fill = (symbol: string): Fill => ({ symbol, orderId: 'o1', side: 'buy', price: 100, size: 1, feeUsd: 0.01, maker: true, cause: 'trade', venueTimeNs: 1n });
+    const fill = (symbol: string): Fill => ({
+      symbol,
+      orderId: 'o1',
+      side: 'buy',
+      price: 100,
+      size: 1,
+      feeUsd: 0.01,
+      maker: true,
+      cause: 'trade',
+      venueTimeNs: 1n,
+    });
     const ctx = fakeContext({ symbols: ['BTC-USD'], scheduler, fills$: of(fill('BTC-USD'), fill('ETH-USD'), fill('BTC-USD')) });
     expect((await firstValueFrom(ctx.account.fills$.pipe(toArray()))).map((f) => f.symbol)).toEqual(['BTC-USD', 'BTC-USD']);
   });

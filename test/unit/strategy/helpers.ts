@@ -2,8 +2,20 @@
 // Invariant: no real time and no network; everything is driven by the streams the test provides.
 
 import { NEVER, type Observable, type SchedulerLike } from 'rxjs';
-import type { AccountState, BookLevel, BookSide, BookView, Fill, MarketRules, OrderEvent, StrategyContext, StrategyLogger, Ticker, Trade } from '../../../src/strategy/api.js';
-import { createStrategyContext, MemoryMetrics, schedulerClock } from '../../../src/strategy/context.js';
+import type {
+  AccountState,
+  BookLevel,
+  BookSide,
+  BookView,
+  Fill,
+  MarketRules,
+  OrderEvent,
+  StrategyContext,
+  StrategyLogger,
+  Ticker,
+  Trade,
+} from '../../../src/strategy/api.js';
+import { createStrategyContext, type MemoryMetrics, schedulerClock } from '../../../src/strategy/context.js';
 
 export const BTC: MarketRules = { symbol: 'BTC-USD', tickSizeUsd: 0.1, lotSizeBase: 0.0001, minNotionalUsd: 10, maxLeverage: 50 };
 export const ETH: MarketRules = { symbol: 'ETH-USD', tickSizeUsd: 0.01, lotSizeBase: 0.001, minNotionalUsd: 10, maxLeverage: 25 };
@@ -37,7 +49,10 @@ export function accountState(positions: Record<string, number> = {}): AccountSta
     user: 'user',
     orders: new Map(),
     positions: new Map(
-      Object.entries(positions).map(([symbol, size]) => [symbol, { symbol, size, entryPrice: 0, realizedPnlUsd: 0, leverage: 1, unrealizedPnlUsd: undefined, liquidationPrice: undefined }]),
+      Object.entries(positions).map(([symbol, size]) => [
+        symbol,
+        { symbol, size, entryPrice: 0, realizedPnlUsd: 0, leverage: 1, unrealizedPnlUsd: undefined, liquidationPrice: undefined },
+      ]),
     ),
     collateral: new Map(),
     margin: undefined,

@@ -28,7 +28,8 @@ function setup(onStopped?: (name: string, reason: string) => void | Promise<unkn
   });
   const out: HostedIntent[] = [];
   host.intents$.subscribe((i) => out.push(i));
-  const ctx = (name: string, symbols: string[] = []) => fakeContext({ name, symbols, scheduler: new TestScheduler(() => undefined), orders$: host.orders$(name) });
+  const ctx = (name: string, symbols: string[] = []) =>
+    fakeContext({ name, symbols, scheduler: new TestScheduler(() => undefined), orders$: host.orders$(name) });
   const start = (name: string, make: (ctx: StrategyContext) => Observable<unknown>, symbols: string[] = []) =>
     host.start({ name, definition: strategy(make), params: {}, context: ctx(name, symbols) });
   return { host, clock, stopped, out, log, start };
@@ -49,7 +50,12 @@ describe('StrategyHost isolation', () => {
         z: 'good:12',
       });
       ts.schedule(() => {
-        host.start({ name: 'bad', definition: strategy(() => cold('a---b-#', values, new Error('kaput'))), params: {}, context: fakeContext({ scheduler: ts }) });
+        host.start({
+          name: 'bad',
+          definition: strategy(() => cold('a---b-#', values, new Error('kaput'))),
+          params: {},
+          context: fakeContext({ scheduler: ts }),
+        });
         host.start({ name: 'good', definition: strategy(() => cold('--x---y---z', values)), params: {}, context: fakeContext({ scheduler: ts }) });
       }, 0);
       ts.schedule(() => {
@@ -78,7 +84,12 @@ describe('StrategyHost isolation', () => {
 
   it('fails a strategy whose create() returns something other than an Observable', () => {
     const { host } = setup();
-    host.start({ name: 'odd', definition: defineStrategy({ name: 'odd', params: s.object({}), create: () => [cancelAll(1)] as unknown as Observable<Intent> }), params: {}, context: fakeContext({ scheduler: new TestScheduler(() => undefined) }) });
+    host.start({
+      name: 'odd',
+      definition: defineStrategy({ name: 'odd', params: s.object({}), create: () => [cancelAll(1)] as unknown as Observable<Intent> }),
+      params: {},
+      context: fakeContext({ scheduler: new TestScheduler(() => undefined) }),
+    });
     expect(host.status('odd')).toMatchObject({ state: 'failed', reason: 'create() threw: create() did not return an Observable' });
   });
 
@@ -101,10 +112,27 @@ describe('StrategyHost isolation', () => {
       [null, 'intent: expected object, got null'],
       [{ kind: 'nuke', dataTimeMs: 1, dataVersion: 1 }, 'intent.kind: expected "place" | "cancel" | "cancelAll" | "replace" | "quoteSet", got "nuke"'],
       [{ kind: 'cancelAll', dataTimeMs: NaN, dataVersion: 1 }, 'intent.dataTimeMs: expected a finite number, got NaN'],
-      [{ kind: 'place', dataTimeMs: 1, dataVersion: 1, order: { symbol: 'BTC-USD', side: 'buy', price: 1, size: 1, tif: 'GTC', reduceOnly: false, clientTag: 'a b' } }, 'intent.order.clientTag: expected printable ASCII without spaces, got "a b"'],
+      [
+        {
+          kind: 'place',
+          dataTimeMs: 1,
+          dataVersion: 1,
+          order: { symbol: 'BTC-USD', side: 'buy', price: 1, size: 1, tif: 'GTC', reduceOnly: false, clientTag: 'a b' },
+        },
+        'intent.order.clientTag: expected printable ASCII without spaces, got "a b"',
+      ],
       [{ kind: 'cancel', dataTimeMs: 1, dataVersion: 1, symbol: 'BTC-USD', ref: {} }, 'intent.ref.orderId: missing field'],
       [
-        { kind: 'quoteSet', symbol: 'BTC-USD', dataTimeMs: 1, dataVersion: 1, quotes: [{ side: 'buy', price: 101, size: 1 }, { side: 'sell', price: 100, size: 1 }] },
+        {
+          kind: 'quoteSet',
+          symbol: 'BTC-USD',
+          dataTimeMs: 1,
+          dataVersion: 1,
+          quotes: [
+            { side: 'buy', price: 101, size: 1 },
+            { side: 'sell', price: 100, size: 1 },
+          ],
+        },
         'intent.quotes: quotes cross themselves: buy at 101 >= sell at 100',
       ],
     ];
@@ -263,7 +291,9 @@ describe('StrategyHost order events', () => {
 
   it('lets a strategy react to its order events within its own stream', () => {
     const { host, out, start } = setup();
-    start('echo', (ctx) => ctx.account.orders$.pipe(map((e): Intent => ({ kind: 'cancel', symbol: e.symbol, ref: { orderId: e.orderId }, dataTimeMs: e.timeMs, dataVersion: 0 }))));
+    start('echo', (ctx) =>
+      ctx.account.orders$.pipe(map((e): Intent => ({ kind: 'cancel', symbol: e.symbol, ref: { orderId: e.orderId }, dataTimeMs: e.timeMs, dataVersion: 0 }))),
+    );
     expect(host.routeOrderEvent(event('echo', 'o9'))).toBe(true);
     expect(out).toEqual([{ strategy: 'echo', intent: { kind: 'cancel', symbol: 'BTC-USD', ref: { orderId: 'o9' }, dataTimeMs: 1, dataVersion: 0 } }]);
   });

@@ -15,7 +15,15 @@ const valid: Intent[] = [
   { kind: 'cancelAll', ...st, symbols: ['BTC-USD', 'ETH-USD'] },
   { kind: 'replace', ...st, ref: { clientTag: 'bid-0' }, order },
   { kind: 'quoteSet', ...st, symbol: 'BTC-USD', quotes: [] },
-  { kind: 'quoteSet', ...st, symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 99, size: 1, tif: 'ALO' }, { side: 'sell', price: 101, size: 1 }] },
+  {
+    kind: 'quoteSet',
+    ...st,
+    symbol: 'BTC-USD',
+    quotes: [
+      { side: 'buy', price: 99, size: 1, tif: 'ALO' },
+      { side: 'sell', price: 101, size: 1 },
+    ],
+  },
   { kind: 'quoteSet', ...st, arrivalNs: 0n, symbol: 'BTC-USD', quotes: [] },
   { kind: 'cancelAll', ...st, arrivalNs: 1_700_000_000_000_000_000n },
 ];
@@ -42,7 +50,9 @@ describe('intentSchema', () => {
     expect(reason({ kind: 'place', ...st, order: { ...order, symbol: 'btc' } })).toMatch(/^intent\.order\.symbol: expected a symbol of the form <BASE>-USD/);
     expect(reason({ kind: 'place', ...st, order: { ...order, price: undefined, tif: 'ALO' } })).toBe('intent.order: a market order (no price) cannot be ALO');
     expect(reason({ kind: 'replace', ...st, ref: { orderId: 'a', clientTag: 'b' }, order })).toMatch(/^intent\.ref\.(clientTag|orderId): unknown field/);
-    expect(reason({ kind: 'quoteSet', ...st, symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 1, size: 1, tif: 'IOC' }] })).toBe('intent.quotes[0].tif: expected "GTC" | "ALO", got "IOC"');
+    expect(reason({ kind: 'quoteSet', ...st, symbol: 'BTC-USD', quotes: [{ side: 'buy', price: 1, size: 1, tif: 'IOC' }] })).toBe(
+      'intent.quotes[0].tif: expected "GTC" | "ALO", got "IOC"',
+    );
     const many = Array.from({ length: MAX_QUOTES + 1 }, (_, i) => ({ side: 'buy', price: i + 1, size: 1 }));
     expect(reason({ kind: 'quoteSet', ...st, symbol: 'BTC-USD', quotes: many })).toBe(`intent.quotes: array longer than ${MAX_QUOTES}`);
   });

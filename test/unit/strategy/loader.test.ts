@@ -5,7 +5,15 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ValidationError } from '../../../src/core/errors.js';
 import { isStrategyDefinition } from '../../../src/strategy/api.js';
-import { BUILTIN_STRATEGY_DIR, builtinStrategyNames, loadStrategies, loadStrategy, MODULE_EXTENSIONS, resolveStrategyModule, StrategyLoadError } from '../../../src/strategy/loader.js';
+import {
+  BUILTIN_STRATEGY_DIR,
+  builtinStrategyNames,
+  loadStrategies,
+  loadStrategy,
+  MODULE_EXTENSIONS,
+  resolveStrategyModule,
+  StrategyLoadError,
+} from '../../../src/strategy/loader.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const FIXTURES = join(import.meta.dirname, 'fixtures');
@@ -69,7 +77,12 @@ describe('loadStrategy', () => {
 
   it('loads a module by path; the instance name defaults to the definition name', async () => {
     const loaded = await loadStrategy(good, { baseDir: FIXTURES });
-    expect(loaded).toMatchObject({ name: 'fixture-good', file: join(FIXTURES, 'good.ts'), params: { symbol: 'BTC-USD', size: 1, ladder: { levels: 2 } }, symbols: ['BTC-USD'] });
+    expect(loaded).toMatchObject({
+      name: 'fixture-good',
+      file: join(FIXTURES, 'good.ts'),
+      params: { symbol: 'BTC-USD', size: 1, ladder: { levels: 2 } },
+      symbols: ['BTC-USD'],
+    });
   });
 
   it('names the module key when the module is missing, listing the built-ins', async () => {
@@ -92,7 +105,9 @@ describe('loadStrategy', () => {
 
   it('reports a module that throws while loading, or that defineStrategy refused', async () => {
     expect((await loadError({ module: './throws.ts' })).message).toMatch(/^strategies\[0\]\.module: cannot load .*throws\.ts: boom while loading/);
-    expect((await loadError({ module: './bad-name.ts' })).message).toMatch(/cannot load .*bad-name\.ts: strategy name must be lower-case words joined by dashes, got "Bad Name"/);
+    expect((await loadError({ module: './bad-name.ts' })).message).toMatch(
+      /cannot load .*bad-name\.ts: strategy name must be lower-case words joined by dashes, got "Bad Name"/,
+    );
   });
 
   it('names the param path of bad params', async () => {
@@ -100,10 +115,15 @@ describe('loadStrategy', () => {
     expect(e).toBeInstanceOf(ValidationError);
     expect((e as ValidationError).field).toBe('strategies[2].params.ladder.levels');
     expect(e.message).toBe('strategies[2].params.ladder.levels: must be >= 1, got 0');
-    expect((await loadError({ module: './good.ts', params: { size: 1, ladder: { levels: 1 }, extra: true } })).message).toBe('strategies[0].params.extra: unknown field');
+    expect((await loadError({ module: './good.ts', params: { size: 1, ladder: { levels: 1 }, extra: true } })).message).toBe(
+      'strategies[0].params.extra: unknown field',
+    );
     const all = await loadError({ module: './good.ts', params: { ladder: { levels: 0 } } });
     expect(all).toBeInstanceOf(StrategyLoadError);
-    expect((all as StrategyLoadError).problems.map((p) => p.message)).toEqual(['strategies[0].params.size: missing field', 'strategies[0].params.ladder.levels: must be >= 1, got 0']);
+    expect((all as StrategyLoadError).problems.map((p) => p.message)).toEqual([
+      'strategies[0].params.size: missing field',
+      'strategies[0].params.ladder.levels: must be >= 1, got 0',
+    ]);
   });
 
   it('refuses a bad instance name', async () => {
@@ -115,18 +135,16 @@ describe('loadStrategy', () => {
 describe('loadStrategies', () => {
   it('lists every problem at once, duplicates included', async () => {
     const e = await loadStrategies(
-      [
-        good,
-        { module: './no-default.ts' },
-        { ...good, params: { size: -1, ladder: { levels: 1 } } },
-        good,
-        { ...good, name: 'second' },
-      ],
+      [good, { module: './no-default.ts' }, { ...good, params: { size: -1, ladder: { levels: 1 } } }, good, { ...good, name: 'second' }],
       { baseDir: FIXTURES },
     ).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(StrategyLoadError);
     const problems = (e as StrategyLoadError).problems;
-    expect(problems.map((p) => (p instanceof ConfigError ? p.key : p.field))).toEqual(['strategies[1].module', 'strategies[2].params.size', 'strategies[3].name']);
+    expect(problems.map((p) => (p instanceof ConfigError ? p.key : p.field))).toEqual([
+      'strategies[1].module',
+      'strategies[2].params.size',
+      'strategies[3].name',
+    ]);
     expect(problems[2]!.message).toContain('duplicate strategy name "fixture-good" (also strategies[0])');
     expect((e as Error).message).toMatch(/^3 problems in strategies:\n {2}strategies\[1\]\.module/);
   });

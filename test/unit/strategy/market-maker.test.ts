@@ -26,9 +26,9 @@ function scheduler() {
 describe('market maker params', () => {
   it('fills defaults and rejects both spread units at once, naming the path', () => {
     expect(params()).toMatchObject({ levels: 1, levelSpacing: 1, skew: 0.5, minIntervalMs: 250, postOnly: true });
-    expect(() => parse(marketMakerParams, { symbol: 'BTC-USD', size: 1, maxPosition: 1, halfSpreadBps: 5, halfSpreadTicks: 2 }, 'strategies[0].params')).toThrow(
-      'strategies[0].params: give halfSpreadBps or halfSpreadTicks, not both',
-    );
+    expect(() =>
+      parse(marketMakerParams, { symbol: 'BTC-USD', size: 1, maxPosition: 1, halfSpreadBps: 5, halfSpreadTicks: 2 }, 'strategies[0].params'),
+    ).toThrow('strategies[0].params: give halfSpreadBps or halfSpreadTicks, not both');
     expect(() => parse(marketMakerParams, { symbol: 'BTC-USD', size: 0, maxPosition: 1 }, 'p')).toThrow('p.size: must be > 0');
     expect(() => parse(marketMakerParams, { symbol: 'BTC-USD', size: 1, maxPosition: 1, spread: 3 }, 'p')).toThrow('p.spread: unknown field');
   });
@@ -56,7 +56,14 @@ describe('quotesFor', () => {
   it('places levels in ticks, best first, sizes rounded down to the lot', () => {
     const p = params({ halfSpreadBps: undefined, halfSpreadTicks: 5, levels: 3, size: 0.01234, postOnly: false });
     const gtc = (side: 'buy' | 'sell', price: number): QuoteSpec => ({ side, price, size: 0.0123, tif: 'GTC' });
-    expect(quotesFor(a, 0, p, BTC).quotes).toEqual([gtc('buy', 99_999.5), gtc('buy', 99_999), gtc('buy', 99_998.5), gtc('sell', 100_000.5), gtc('sell', 100_001), gtc('sell', 100_001.5)]);
+    expect(quotesFor(a, 0, p, BTC).quotes).toEqual([
+      gtc('buy', 99_999.5),
+      gtc('buy', 99_999),
+      gtc('buy', 99_998.5),
+      gtc('sell', 100_000.5),
+      gtc('sell', 100_001),
+      gtc('sell', 100_001.5),
+    ]);
   });
 
   it('keeps levels at least a tick apart when the spacing is below a tick', () => {
@@ -86,7 +93,10 @@ describe('quotesFor', () => {
     const p = params({ symbol: 'ETH-USD', size: 0.001 });
     expect(quotesFor(eth, 0, p, { ...ETH, minNotionalUsd: 10 })).toEqual({ quotes: [], belowMinNotional: true });
     // 0.005 ETH: the bid (1998 × 0.005 = 9.99 USD) is left out, the ask (10.01 USD) stays.
-    expect(quotesFor(eth, 0, { ...p, size: 0.005 }, { ...ETH, minNotionalUsd: 10 })).toEqual({ quotes: [{ side: 'sell', price: 2_002, size: 0.005, tif: 'ALO' }], belowMinNotional: true });
+    expect(quotesFor(eth, 0, { ...p, size: 0.005 }, { ...ETH, minNotionalUsd: 10 })).toEqual({
+      quotes: [{ side: 'sell', price: 2_002, size: 0.005, tif: 'ALO' }],
+      belowMinNotional: true,
+    });
   });
 });
 

@@ -15,7 +15,9 @@ describe('built-in strategies (strategies/)', () => {
 
   it.each(plugins)('%s imports no project file but src/strategy/api.ts', (file) => {
     const text = readFileSync(join(DIR, file), 'utf8');
-    const relativeImports = [...text.matchAll(/from\s+'(\.[^']+)'|import\('(\.[^']+)'\)/g)].map((m) => relative(ROOT, resolve(dirname(join(DIR, file)), (m[1] ?? m[2])!)));
+    const relativeImports = [...text.matchAll(/from\s+'(\.[^']+)'|import\('(\.[^']+)'\)/g)].map((m) =>
+      relative(ROOT, resolve(dirname(join(DIR, file)), (m[1] ?? m[2])!)),
+    );
     expect(relativeImports.filter((p) => p !== 'src/strategy/api.js')).toEqual([]);
     expect(text.startsWith('//')).toBe(true);
   });

@@ -13,10 +13,7 @@ interface Answer {
 }
 
 /** One request with node:http (body written in `chunks` when given as an array, which sends it chunked). */
-function request(
-  url: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: string | string[]; agent?: Agent } = {},
-): Promise<Answer> {
+function request(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string | string[]; agent?: Agent } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: opts.method ?? 'GET', headers: opts.headers, agent: opts.agent ?? false }, (res) => {
       const chunks: Buffer[] = [];

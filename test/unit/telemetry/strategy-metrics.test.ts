@@ -31,7 +31,7 @@ describe('strategy metrics in the daemon registry', () => {
     const a = backends.forStrategy('main', 'a', { ...silentStrategyLogger, warn: (_f, msg) => void warnings.push(msg) });
     const b = backends.forStrategy('main', 'b', silentStrategyLogger);
     expect(() => a.counter('x_total', { labelNames: ['account'] })).toThrow('metric x_total: label account is added by the daemon; choose another name');
-    expect(() => a.gauge('running')).toThrow('metric running: perpbot_strategy_running is one of the daemon\'s own metrics; choose another name');
+    expect(() => a.gauge('running')).toThrow("metric running: perpbot_strategy_running is one of the daemon's own metrics; choose another name");
     a.counter('orders_total', { labelNames: ['side'] });
     expect(() => b.gauge('orders_total', { labelNames: ['side'] })).toThrow(/metric orders_total: already a counter with labels \[side\]/);
     const levels = a.gauge('level_size', { labelNames: ['level'] });

@@ -33,7 +33,13 @@ describe('faucet and collateral', () => {
       positions: [],
       openOrders: [],
       marginSummary: { positions: [{ coin: 'USDC', size: 0 }] },
-      settings: { maxLeverage: [['BTC-USD', 10], ['ETH-USD', 10], ['SOL-USD', 10]] },
+      settings: {
+        maxLeverage: [
+          ['BTC-USD', 10],
+          ['ETH-USD', 10],
+          ['SOL-USD', 10],
+        ],
+      },
     });
     for (const type of ['openOrders', 'fills', 'positions', 'fundingHistory', 'orderHistory'] as const) expect(engine.query(type, CAROL)).toEqual([]);
   });
@@ -42,15 +48,41 @@ describe('faucet and collateral', () => {
 describe('leverage settings', () => {
   it('clamps to 1..50 and to the market maximum without an error', () => {
     const { engine } = makeEngine();
-    const r = engine.setLeverage(ALICE, [['BTC-USD', 0.5], ['ETH-USD', 100], ['SOL-USD', 7.5], ['BTC-USD', 60]]);
-    expect(r).toEqual({ settings: { maxLeverage: [['BTC-USD', 1], ['ETH-USD', 25], ['SOL-USD', 7.5], ['BTC-USD', 50]] } });
-    expect(engine.fullAccount(ALICE).settings.maxLeverage).toEqual([['BTC-USD', 50], ['ETH-USD', 25], ['SOL-USD', 7.5]]);
-    expect(engine.drainEvents().find((e) => e.type === 'leverageUpdate')).toMatchObject({ account: ALICE, leverage: r && 'settings' in r ? r.settings.maxLeverage : [] });
+    const r = engine.setLeverage(ALICE, [
+      ['BTC-USD', 0.5],
+      ['ETH-USD', 100],
+      ['SOL-USD', 7.5],
+      ['BTC-USD', 60],
+    ]);
+    expect(r).toEqual({
+      settings: {
+        maxLeverage: [
+          ['BTC-USD', 1],
+          ['ETH-USD', 25],
+          ['SOL-USD', 7.5],
+          ['BTC-USD', 50],
+        ],
+      },
+    });
+    expect(engine.fullAccount(ALICE).settings.maxLeverage).toEqual([
+      ['BTC-USD', 50],
+      ['ETH-USD', 25],
+      ['SOL-USD', 7.5],
+    ]);
+    expect(engine.drainEvents().find((e) => e.type === 'leverageUpdate')).toMatchObject({
+      account: ALICE,
+      leverage: r && 'settings' in r ? r.settings.maxLeverage : [],
+    });
   });
 
   it('answers an error and changes nothing for an unknown symbol or a non-finite value', () => {
     const { engine } = makeEngine();
-    expect(engine.setLeverage(ALICE, [['BTC-USD', 2], ['XRP-USD', 3]])).toEqual({ error: { message: 'unknown symbol XRP-USD' } });
+    expect(
+      engine.setLeverage(ALICE, [
+        ['BTC-USD', 2],
+        ['XRP-USD', 3],
+      ]),
+    ).toEqual({ error: { message: 'unknown symbol XRP-USD' } });
     expect(engine.setLeverage(ALICE, [['BTC-USD', Number.NaN]])).toMatchObject({ error: {} });
     expect(engine.fullAccount(ALICE).settings.maxLeverage[0]).toEqual(['BTC-USD', 10]);
   });
@@ -183,6 +215,8 @@ describe('configuration', () => {
     expect(() => makeEngine({ markets: [DEFAULT_MARKETS[0]!, DEFAULT_MARKETS[0]!] })).toThrow(ConfigError);
     expect(() => makeEngine({ markets: [{ ...DEFAULT_MARKETS[0]!, tickSize: -1 }] })).toThrow(ConfigError);
     const { engine } = makeEngine({ maxBatchItems: 2 });
-    expect(() => engine.applyOrderAction(ALICE, [limit('BTC-USD', true, 1, 1), limit('BTC-USD', true, 1, 1), limit('BTC-USD', true, 1, 1)])).toThrow(ValidationError);
+    expect(() => engine.applyOrderAction(ALICE, [limit('BTC-USD', true, 1, 1), limit('BTC-USD', true, 1, 1), limit('BTC-USD', true, 1, 1)])).toThrow(
+      ValidationError,
+    );
   });
 });

@@ -80,8 +80,22 @@ describe('oracle input bounds', () => {
     const { engine } = withLong();
     const before = snapshot(engine);
     const t = engine.nowNs;
-    refusal(() => engine.setOraclePrices([{ symbol: 'ETH-USD', price: 3000, timestamp: t }, { symbol: 'BTC-USD', price: 1e308, timestamp: t }]), 'prices[1].price');
-    refusal(() => engine.setOraclePrices([{ symbol: 'ETH-USD', price: 3000, timestamp: t }, { symbol: 'XRP-USD', price: 1, timestamp: t }]), 'prices[1].symbol');
+    refusal(
+      () =>
+        engine.setOraclePrices([
+          { symbol: 'ETH-USD', price: 3000, timestamp: t },
+          { symbol: 'BTC-USD', price: 1e308, timestamp: t },
+        ]),
+      'prices[1].price',
+    );
+    refusal(
+      () =>
+        engine.setOraclePrices([
+          { symbol: 'ETH-USD', price: 3000, timestamp: t },
+          { symbol: 'XRP-USD', price: 1, timestamp: t },
+        ]),
+      'prices[1].symbol',
+    );
     expect(snapshot(engine)).toEqual(before);
   });
 
@@ -135,7 +149,11 @@ describe('collateral exactness past 2^53 quote units', () => {
     const long = engine.fullAccount(ALICE).positions[0]!;
     expect(long.price * long.size * 1e6).toBeGreaterThan(2 ** 53);
     // partial closes of odd sizes at odd prices split the entry value by rounding
-    for (const [px, sz] of [[50_000.3, 3_333.3333], [49_999.7, 7_777.7777], [50_001.1, 1.0001]] as const) {
+    for (const [px, sz] of [
+      [50_000.3, 3_333.3333],
+      [49_999.7, 7_777.7777],
+      [50_001.1, 1.0001],
+    ] as const) {
       place(engine, BOB, limit('BTC-USD', true, px, sz));
       expect(statusKey(place(engine, ALICE, limit('BTC-USD', false, px, sz, 'IOC'))[0])).toBe('filled');
       const l = ledger(engine);

@@ -25,7 +25,19 @@ const SYMBOLS = [
 type Op = { k: 'place'; acct: number; sym: number; buy: boolean; off: number; lots: number; tif: number; reuse: number } | { k: 'cancel'; pick: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ k: fc.constant('place' as const), acct: fc.nat(3), sym: fc.nat(1), buy: fc.boolean(), off: fc.integer({ min: -6, max: 6 }), lots: fc.integer({ min: 1, max: 30 }), tif: fc.nat(3), reuse: fc.nat(9) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      k: fc.constant('place' as const),
+      acct: fc.nat(3),
+      sym: fc.nat(1),
+      buy: fc.boolean(),
+      off: fc.integer({ min: -6, max: 6 }),
+      lots: fc.integer({ min: 1, max: 30 }),
+      tif: fc.nat(3),
+      reuse: fc.nat(9),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('cancel' as const), pick: fc.nat(1000) }) },
 );
 
@@ -66,33 +78,38 @@ function expected(events: EngineEvent[], limit: number): Map<string, { orders: O
 describe('order and fill history', () => {
   it('queries agree with the event log while the shared row buffers grow and reuse rows', () => {
     fc.assert(
-      fc.property(fc.constantFrom(1, 2, 3, 8, 40), fc.constantFrom(0, 1, 2, 256), fc.array(opArb, { minLength: 50, maxLength: 400 }), (historyLimit, dedupeWindow, ops) => {
-        const { engine, clock } = makeEngine({ historyLimit, dedupeWindow });
-        for (const a of ACCOUNTS) engine.faucet(a, 1_000_000);
-        engine.drainEvents();
-        const events: EngineEvent[] = [];
-        const ids: [string, string, string][] = [];
-        let n = 0;
-        for (const op of ops) {
-          clock.advance(1000);
-          if (op.k === 'place') {
-            const s = SYMBOLS[op.sym]!;
-            const id = op.reuse === 0 && ids.length > 0 ? ids[ids.length - 1]![1] : `h${++n}`;
-            const item: OrderActionItem = limit(s.symbol, op.buy, s.px(op.off), s.sz(op.lots), (['GTC', 'GTC', 'IOC', 'ALO'] as const)[op.tif]);
-            const [status] = place(engine, ACCOUNTS[op.acct]!, item, id);
-            if (statusKey(status) === 'resting' || statusKey(status) === 'working') ids.push([ACCOUNTS[op.acct]!, id, s.symbol]);
-          } else if (ids.length > 0) {
-            const [acct, id, symbol] = ids.splice(op.pick % ids.length, 1)[0]!;
-            engine.applyOrderAction(acct, [{ cancel: { c: symbol, oid: id } }]);
+      fc.property(
+        fc.constantFrom(1, 2, 3, 8, 40),
+        fc.constantFrom(0, 1, 2, 256),
+        fc.array(opArb, { minLength: 50, maxLength: 400 }),
+        (historyLimit, dedupeWindow, ops) => {
+          const { engine, clock } = makeEngine({ historyLimit, dedupeWindow });
+          for (const a of ACCOUNTS) engine.faucet(a, 1_000_000);
+          engine.drainEvents();
+          const events: EngineEvent[] = [];
+          const ids: [string, string, string][] = [];
+          let n = 0;
+          for (const op of ops) {
+            clock.advance(1000);
+            if (op.k === 'place') {
+              const s = SYMBOLS[op.sym]!;
+              const id = op.reuse === 0 && ids.length > 0 ? ids[ids.length - 1]![1] : `h${++n}`;
+              const item: OrderActionItem = limit(s.symbol, op.buy, s.px(op.off), s.sz(op.lots), (['GTC', 'GTC', 'IOC', 'ALO'] as const)[op.tif]);
+              const [status] = place(engine, ACCOUNTS[op.acct]!, item, id);
+              if (statusKey(status) === 'resting' || statusKey(status) === 'working') ids.push([ACCOUNTS[op.acct]!, id, s.symbol]);
+            } else if (ids.length > 0) {
+              const [acct, id, symbol] = ids.splice(op.pick % ids.length, 1)[0]!;
+              engine.applyOrderAction(acct, [{ cancel: { c: symbol, oid: id } }]);
+            }
+            events.push(...engine.drainEvents());
           }
-          events.push(...engine.drainEvents());
-        }
-        for (const [acct, want] of expected(events, historyLimit)) {
-          expect(engine.orderHistory(acct)).toEqual(want.orders);
-          expect(engine.fills(acct)).toEqual(want.fills);
-        }
-        expect(engine.selfCheck()).toEqual([]);
-      }),
+          for (const [acct, want] of expected(events, historyLimit)) {
+            expect(engine.orderHistory(acct)).toEqual(want.orders);
+            expect(engine.fills(acct)).toEqual(want.fills);
+          }
+          expect(engine.selfCheck()).toEqual([]);
+        },
+      ),
       { numRuns: 60, seed: 4242 },
     );
   });
@@ -129,7 +146,12 @@ describe('order and fill history', () => {
               place(engine, acct, limit('BTC-USD', op.buy, px, sz, op.kind === 2 ? 'IOC' : 'GTC', cloid), `r${++n}`);
               break;
             case 3:
-              place(engine, acct, { order: { c: 'BTC-USD', b: op.buy, px: 0, sz, r: op.lots % 2 === 0, t: { trigger: { is_market: true, triggerPx: 0 } } } }, `r${++n}`);
+              place(
+                engine,
+                acct,
+                { order: { c: 'BTC-USD', b: op.buy, px: 0, sz, r: op.lots % 2 === 0, t: { trigger: { is_market: true, triggerPx: 0 } } } },
+                `r${++n}`,
+              );
               break;
             case 4:
               place(engine, acct, limit('BTC-USD', op.buy, px, sz, 'ALO', { r: true }), `r${++n}`);
@@ -147,7 +169,21 @@ describe('order and fill history', () => {
               place(engine, acct, limit(op.lots % 2 === 0 ? 'DOGE-USD' : 'BTC-USD', op.buy, px, sz, 'GTC', cloid), `r${++n}`);
               break;
             case 9:
-              place(engine, acct, { order: { c: 'BTC-USD', b: op.buy, px: op.lots % 3 === 0 ? 0 : px, sz, r: op.lots % 2 === 0, t: { trigger: { is_market: op.lots % 3 === 0, triggerPx: 50_000 * (1 + op.pct / 200) } } } }, `r${++n}`);
+              place(
+                engine,
+                acct,
+                {
+                  order: {
+                    c: 'BTC-USD',
+                    b: op.buy,
+                    px: op.lots % 3 === 0 ? 0 : px,
+                    sz,
+                    r: op.lots % 2 === 0,
+                    t: { trigger: { is_market: op.lots % 3 === 0, triggerPx: 50_000 * (1 + op.pct / 200) } },
+                  },
+                },
+                `r${++n}`,
+              );
               break;
             default:
               place(engine, acct, limit('BTC-USD', op.buy, px, sz, 'GTC'), `r${n}`);
@@ -178,7 +214,17 @@ describe('order and fill history', () => {
       engine.applyOrderAction(ALICE, [{ cancel: { c: 'BTC-USD', oid: id } }]);
     }
     const again = ids.map((id) => statusKey(place(engine, ALICE, limit('BTC-USD', true, 40_000, 0.001), id)[0]));
-    expect(again).toEqual(['resting', 'resting', 'resting', 'resting', 'resting', 'rejectedDuplicate', 'rejectedDuplicate', 'rejectedDuplicate', 'rejectedDuplicate']);
+    expect(again).toEqual([
+      'resting',
+      'resting',
+      'resting',
+      'resting',
+      'resting',
+      'rejectedDuplicate',
+      'rejectedDuplicate',
+      'rejectedDuplicate',
+      'rejectedDuplicate',
+    ]);
     // another account's ended ids are not its duplicates, but live ids of any account are
     expect(statusKey(place(engine, BOB, limit('BTC-USD', true, 40_000, 0.001), 'dup8')[0])).toBe('resting');
     expect(statusKey(place(engine, BOB, limit('BTC-USD', true, 40_000, 0.001), 'dup0')[0])).toBe('rejectedDuplicate');

@@ -21,7 +21,21 @@ describe('order statuses (gaps §6 and the status table)', () => {
     const ev = orderEvents(engine.drainEvents(), id);
     expect(ev.map((e) => e.status)).toEqual(['placed']);
     expect(engine.openOrders(ALICE)).toEqual([
-      { symbol: 'BTC-USD', orderId: id, price: 50_000, originalSize: 0.1, size: 0.1, filledSize: 0, vwap: 0, isBuy: true, maker: true, reduceOnly: false, tif: 'gtc', status: 'placed', timestamp: engine.nowNs },
+      {
+        symbol: 'BTC-USD',
+        orderId: id,
+        price: 50_000,
+        originalSize: 0.1,
+        size: 0.1,
+        filledSize: 0,
+        vwap: 0,
+        isBuy: true,
+        maker: true,
+        reduceOnly: false,
+        tif: 'gtc',
+        status: 'placed',
+        timestamp: engine.nowNs,
+      },
     ]);
   });
 
@@ -47,7 +61,15 @@ describe('order statuses (gaps §6 and the status table)', () => {
       ['working', 0.2, 0.1],
       ['filled', 0, 0.3],
     ]);
-    expect(engine.orderHistory(ALICE)[0]).toMatchObject({ orderId: id, status: 'filled', executedSize: 0.3, vwap: 50_000, side: 'buy', orderType: 'limit', tif: 'gtc' });
+    expect(engine.orderHistory(ALICE)[0]).toMatchObject({
+      orderId: id,
+      status: 'filled',
+      executedSize: 0.3,
+      vwap: 50_000,
+      side: 'buy',
+      orderType: 'limit',
+      tif: 'gtc',
+    });
   });
 
   it('a fully filled new order ends filled{totalSz, avgPx} with the exact vwap', () => {
@@ -184,7 +206,9 @@ describe('order statuses (gaps §6 and the status table)', () => {
       const [s, id] = place(engine, ALICE, limit(...args));
       expect(s).toEqual({ rejectedInvalid: { oid: id, reason } });
     }
-    const [s, id] = place(engine, ALICE, { order: { c: 'BTC-USD', b: true, px: 50_000, sz: 0.1, r: false, t: { trigger: { is_market: true, triggerPx: 0 } } } });
+    const [s, id] = place(engine, ALICE, {
+      order: { c: 'BTC-USD', b: true, px: 50_000, sz: 0.1, r: false, t: { trigger: { is_market: true, triggerPx: 0 } } },
+    });
     expect(s).toEqual({ rejectedInvalid: { oid: id, reason: 'market order price must be 0' } });
     const events = orderEvents(engine.drainEvents());
     expect(events).toHaveLength(cases.length + 1);
@@ -219,7 +243,11 @@ describe('order statuses (gaps §6 and the status table)', () => {
       place(engine, ALICE, limit('SOL-USD', true, 100, 1))[1],
       place(engine, ALICE, limit('SOL-USD', false, 200, 1))[1],
     ];
-    let r = engine.applyOrderAction(ALICE, [{ cancel: { c: 'BTC-USD', oid: ids[0]! } }, { cancel: { c: 'BTC-USD', oid: ids[0]! } }, { cancel: { c: 'BTC-USD', oid: ids[1]! } }]);
+    let r = engine.applyOrderAction(ALICE, [
+      { cancel: { c: 'BTC-USD', oid: ids[0]! } },
+      { cancel: { c: 'BTC-USD', oid: ids[0]! } },
+      { cancel: { c: 'BTC-USD', oid: ids[1]! } },
+    ]);
     expect(r.statuses).toEqual([{ cancelled: { oid: ids[0] } }, { error: { message: 'order not found' } }, { error: { message: 'order not found' } }]);
     // another account cannot cancel it
     expect(engine.applyOrderAction(BOB, [{ cancel: { c: 'ETH-USD', oid: ids[1]! } }]).statuses).toEqual([{ error: { message: 'order not found' } }]);
@@ -256,7 +284,20 @@ describe('order statuses (gaps §6 and the status table)', () => {
     const [, m] = place(engine, BOB, limit('BTC-USD', false, 50_000, 0.1));
     clock.advance(5);
     const [, t] = place(engine, ALICE, limit('BTC-USD', true, 50_000, 0.1));
-    const expected = { maker: BOB, taker: ALICE, orderIdMaker: m, orderIdTaker: t, isBuy: true, symbol: 'BTC-USD', amount: 0.1, price: 50_000, makerFee: 1, takerFee: 1.75, slot: engine.slot, timestamp: engine.nowNs };
+    const expected = {
+      maker: BOB,
+      taker: ALICE,
+      orderIdMaker: m,
+      orderIdTaker: t,
+      isBuy: true,
+      symbol: 'BTC-USD',
+      amount: 0.1,
+      price: 50_000,
+      makerFee: 1,
+      takerFee: 1.75,
+      slot: engine.slot,
+      timestamp: engine.nowNs,
+    };
     expect(engine.fills(ALICE)).toEqual([expected]);
     expect(engine.fills(BOB)).toEqual([expected]);
     expect(engine.marginSummary(BOB).fees).toBe(1);

@@ -20,7 +20,20 @@ type Op =
   | { k: 'close'; acct: number; sym: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 10, arbitrary: fc.record({ k: fc.constant('place' as const), acct: fc.nat(3), sym: fc.nat(1), buy: fc.boolean(), off: fc.integer({ min: -20, max: 20 }), lots: fc.integer({ min: 1, max: 200 }), type: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, fc.integer({ min: 1, max: 5 })), ro: fc.boolean(), cloid: fc.nat(40) }) },
+  {
+    weight: 10,
+    arbitrary: fc.record({
+      k: fc.constant('place' as const),
+      acct: fc.nat(3),
+      sym: fc.nat(1),
+      buy: fc.boolean(),
+      off: fc.integer({ min: -20, max: 20 }),
+      lots: fc.integer({ min: 1, max: 200 }),
+      type: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, fc.integer({ min: 1, max: 5 })),
+      ro: fc.boolean(),
+      cloid: fc.nat(40),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ k: fc.constant('cancel' as const), acct: fc.nat(3), pick: fc.nat(1000) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('cancelAll' as const), acct: fc.nat(3), all: fc.boolean(), sym: fc.nat(1) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('oracle' as const), sym: fc.nat(1), pct: fc.integer({ min: -30, max: 30 }) }) },
@@ -54,7 +67,19 @@ function item(op: Extract<Op, { k: 'place' }>): OrderActionItem {
   }
 }
 
-const TERMINAL_OR_FIRST = new Set(['resting', 'working', 'filled', 'partiallyFilled', 'cancelledSelfCrossing', 'cancelledReduceOnly', 'cancelledIOC', 'rejectedInvalid', 'rejectedRiskLimit', 'rejectedCrossing', 'rejectedDuplicate']);
+const TERMINAL_OR_FIRST = new Set([
+  'resting',
+  'working',
+  'filled',
+  'partiallyFilled',
+  'cancelledSelfCrossing',
+  'cancelledReduceOnly',
+  'cancelledIOC',
+  'rejectedInvalid',
+  'rejectedRiskLimit',
+  'rejectedCrossing',
+  'rejectedDuplicate',
+]);
 
 /** Runs a scenario, checking the invariants after every step; returns the engine and its whole event log. */
 interface Scenario {
@@ -176,19 +201,44 @@ describe('engine properties (fast-check)', () => {
         }
       }
     }
-    for (const k of ['fill', 'funding', 'liquidation', 'adl', 'close:normal', 'close:liquidation', 'close:adl', 'filled', 'working', 'resting', 'cancelledIOC', 'rejectedCrossing', 'rejectedRiskLimit', 'cancelledReduceOnly', 'cancelledSelfCrossing', 'partiallyFilled', 'rejectedDuplicate', 'status:cancelledRiskLimit']) {
+    for (const k of [
+      'fill',
+      'funding',
+      'liquidation',
+      'adl',
+      'close:normal',
+      'close:liquidation',
+      'close:adl',
+      'filled',
+      'working',
+      'resting',
+      'cancelledIOC',
+      'rejectedCrossing',
+      'rejectedRiskLimit',
+      'cancelledReduceOnly',
+      'cancelledSelfCrossing',
+      'partiallyFilled',
+      'rejectedDuplicate',
+      'status:cancelledRiskLimit',
+    ]) {
       expect(seen, k).toContain(k);
     }
   });
 
   it('a long random flow across funding intervals still balances', () => {
     fc.assert(
-      fc.property(fc.record({ deposits: fc.tuple(...ACCOUNTS.map(() => fc.integer({ min: 300, max: 50_000 }))), ops: fc.array(opArb, { minLength: 300, maxLength: 400, size: 'max' }) }), (scenario) => {
-        const { engine } = run(scenario, 2, false);
-        checkInvariants(engine);
-        expect(engine.nowNs).toBeGreaterThan(0n);
-        expect(HOUR_NS).toBe(3_600_000_000_000n);
-      }),
+      fc.property(
+        fc.record({
+          deposits: fc.tuple(...ACCOUNTS.map(() => fc.integer({ min: 300, max: 50_000 }))),
+          ops: fc.array(opArb, { minLength: 300, maxLength: 400, size: 'max' }),
+        }),
+        (scenario) => {
+          const { engine } = run(scenario, 2, false);
+          checkInvariants(engine);
+          expect(engine.nowNs).toBeGreaterThan(0n);
+          expect(HOUR_NS).toBe(3_600_000_000_000n);
+        },
+      ),
       { numRuns: 20, seed: 99 },
     );
   });

@@ -114,7 +114,11 @@ describe('liquidation and auto-deleveraging', () => {
     const events = engine.drainEvents();
     expect(ofType(events, 'orderUpdate').find((e) => e.orderId === resting)).toMatchObject({ status: 'cancelledRiskLimit', reason: 'liquidation' });
     expect(engine.fullAccount(ALICE)).toMatchObject({ positions: [], openOrders: [] });
-    expect(engine.closedPositions(ALICE)[0]).toMatchObject({ closeReason: 'liquidation', maxQuantity: 0.19, avgClosePrice: (44_900 * 0.1 + 44_800 * 0.09) / 0.19 });
+    expect(engine.closedPositions(ALICE)[0]).toMatchObject({
+      closeReason: 'liquidation',
+      maxQuantity: 0.19,
+      avgClosePrice: (44_900 * 0.1 + 44_800 * 0.09) / 0.19,
+    });
     expect(engine.fullAccount(CAROL).positions[0]).toMatchObject({ size: 0.19 });
     const [liq] = ofType(events, 'liquidation');
     expect(liq).toMatchObject({ account: ALICE, symbol: 'BTC-USD', size: 0.19, isBuy: false });

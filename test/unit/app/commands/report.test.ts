@@ -10,7 +10,18 @@ const ACCOUNT = 'BnQyDU3hTq7WkpxL9bxMmyfqTyzbEVGiBDF9nRcXVZHm';
 const HOUR_MS = 3_600_000;
 
 function fill(orderId: string, side: 'buy' | 'sell', size: number, price: number, feeUsd: number, agoMs: number): FillRecord {
-  return { account: ACCOUNT, strategy: 'mm', symbol: 'ETH-USD', orderId, side, price, size, feeUsd, maker: true, timeNs: BigInt(Date.now() - agoMs) * 1_000_000n };
+  return {
+    account: ACCOUNT,
+    strategy: 'mm',
+    symbol: 'ETH-USD',
+    orderId,
+    side,
+    price,
+    size,
+    feeUsd,
+    maker: true,
+    timeNs: BigInt(Date.now() - agoMs) * 1_000_000n,
+  };
 }
 
 /** mm on ETH-USD: bought 1 @2000 (fee 1) two hours ago, sold 1 @2010 (fee 1) and was paid 0.5 funding half an hour ago. */
@@ -20,8 +31,23 @@ function scriptedJournal(): string {
   journal.recordFill(fill('o1', 'buy', 1, 2000, 1, 2 * HOUR_MS));
   journal.recordFill(fill('o2', 'sell', 1, 2010, 1, HOUR_MS / 2));
   journal.recordFunding({ account: ACCOUNT, symbol: 'ETH-USD', amountUsd: 0.5, rate: 0.0001, timeNs: BigInt(Date.now() - HOUR_MS / 2 - 1000) * 1_000_000n });
-  for (const [orderId, side, agoMs] of [['o1', 'buy', 2 * HOUR_MS], ['o2', 'sell', HOUR_MS / 2], ['o3', 'sell', HOUR_MS / 4]] as const) {
-    journal.recordOrder({ account: ACCOUNT, strategy: 'mm', symbol: 'ETH-USD', orderId, side, price: 2000, size: 1, filledSize: 0, status: 'placed', atNs: BigInt(Date.now() - agoMs) * 1_000_000n });
+  for (const [orderId, side, agoMs] of [
+    ['o1', 'buy', 2 * HOUR_MS],
+    ['o2', 'sell', HOUR_MS / 2],
+    ['o3', 'sell', HOUR_MS / 4],
+  ] as const) {
+    journal.recordOrder({
+      account: ACCOUNT,
+      strategy: 'mm',
+      symbol: 'ETH-USD',
+      orderId,
+      side,
+      price: 2000,
+      size: 1,
+      filledSize: 0,
+      status: 'placed',
+      atNs: BigInt(Date.now() - agoMs) * 1_000_000n,
+    });
   }
   journal.close();
   return path;
@@ -38,7 +64,21 @@ describe('perpbot report', () => {
     const { status, lines } = await run(['--journal', scriptedJournal()]);
     expect(status).toBe(0);
     const [header, mm, total, ...rest] = lines;
-    expect(header!.split(/\s+/)).toEqual(['strategy', 'symbol', 'fills', 'volumeUsd', 'buySize', 'sellSize', 'feesUsd', 'fundingUsd', 'realizedPnlUsd', 'netPnlUsd', 'ordersPlaced', 'ordersFilled', 'fillRatio']);
+    expect(header!.split(/\s+/)).toEqual([
+      'strategy',
+      'symbol',
+      'fills',
+      'volumeUsd',
+      'buySize',
+      'sellSize',
+      'feesUsd',
+      'fundingUsd',
+      'realizedPnlUsd',
+      'netPnlUsd',
+      'ordersPlaced',
+      'ordersFilled',
+      'fillRatio',
+    ]);
     expect(mm!.split(/\s+/)).toEqual(['mm', 'ETH-USD', '2', '4010.0000', '1', '1', '2.0000', '0.5000', '10.0000', '8.5000', '3', '2', '66.7%']);
     expect(total!.split(/\s+/)).toEqual(['total', '2', '4010.0000', '2.0000', '0.5000', '10.0000', '8.5000', '3', '2', '66.7%']);
     expect(rest).toEqual([]);
@@ -73,7 +113,17 @@ describe('perpbot report', () => {
     const path = scriptedJournal();
     const writer = Journal.open(path);
     try {
-      writer.recordBatch({ signer: ACCOUNT, account: ACCOUNT, nonceNs: 7n, path: '/order', message: new Uint8Array([1]), signature: 's', body: '{}', orderIds: ['o9'], atNs: 7n });
+      writer.recordBatch({
+        signer: ACCOUNT,
+        account: ACCOUNT,
+        nonceNs: 7n,
+        path: '/order',
+        message: new Uint8Array([1]),
+        signature: 's',
+        body: '{}',
+        orderIds: ['o9'],
+        atNs: 7n,
+      });
       const { lines } = await run(['--journal', path, '--since', '2026-01-01T00:00:00Z']);
       expect(lines[0]).toBe('since 2026-01-01T00:00:00.000Z');
       expect(lines.at(-1)).toBe('unresolved batches: 1 (resolved against the venue when the bot next starts)');
@@ -85,7 +135,10 @@ describe('perpbot report', () => {
   it('--config reads the journal named by a daemon config (journal.path, relative to the config file)', async () => {
     const path = scriptedJournal();
     const config = join(dirname(path), 'daemon.yaml');
-    writeFileSync(config, ['accounts: [{name: main, keyFile: main.key}]', 'strategies: [{module: market-maker}]', 'journal: {path: perpbot.sqlite}', ''].join('\n'));
+    writeFileSync(
+      config,
+      ['accounts: [{name: main, keyFile: main.key}]', 'strategies: [{module: market-maker}]', 'journal: {path: perpbot.sqlite}', ''].join('\n'),
+    );
     const { status, lines } = await run(['--config', config, '--json']);
     expect(status).toBe(0);
     expect((JSON.parse(lines.join('')) as { rows: { strategy: string }[] }).rows.map((r) => r.strategy)).toEqual(['mm']);

@@ -43,9 +43,25 @@ describe('daemon config: schema', () => {
     expect(c.strategies).toEqual([{ module: 'market-maker', account: 'main', params: {} }]);
     expect(c.risk).toEqual({});
     expect(c.execution).toEqual({ maxBatchItems: 20, flushDelayMs: 0, unknownOrders: 'cancel', signing: 'precomputed' });
-    expect(c.http).toEqual({ ordersPerSecond: 50, ordersBurst: 100, cancelsPerSecond: 100, cancelsBurst: 200, timeoutMs: 10_000, maxSockets: 16, spareSockets: 2, rateLimitMaxWaitMs: 30_000 });
+    expect(c.http).toEqual({
+      ordersPerSecond: 50,
+      ordersBurst: 100,
+      cancelsPerSecond: 100,
+      cancelsBurst: 200,
+      timeoutMs: 10_000,
+      maxSockets: 16,
+      spareSockets: 2,
+      rateLimitMaxWaitMs: 30_000,
+    });
     expect(c.journal).toEqual({ path: join(DIR, 'data/perpbot.sqlite'), retention: { maxAgeDays: 7, maxMegabytes: 1024, pruneIntervalMs: 1000 } });
-    expect(c.telemetry).toEqual({ host: '127.0.0.1', port: 9464, token: undefined, statusIntervalMs: 10_000, deniedNotReadyMs: 30_000, denialLogIntervalMs: 30_000 });
+    expect(c.telemetry).toEqual({
+      host: '127.0.0.1',
+      port: 9464,
+      token: undefined,
+      statusIntervalMs: 10_000,
+      deniedNotReadyMs: 30_000,
+      denialLogIntervalMs: 30_000,
+    });
     expect(c.log).toEqual({ level: 'info' });
     expect(c.shutdown).toEqual({ cancelOrders: true, deadlineMs: 10_000 });
     expect(c.latency).toEqual({ dedicatedCpu: undefined, keepWarmMs: 5 });
@@ -147,7 +163,13 @@ describe('daemon config: checks between fields', () => {
   it('needs exactly one of keyFile and secretKey per account, and keyFile for createKey', async () => {
     const e = await errorsOf(() =>
       parse(
-        ['accounts:', '  - {name: a}', '  - {name: b, keyFile: b.key, secretKey: "${KEY}"}', '  - {name: c, secretKey: "${KEY}", createKey: true}', 'strategies: [{module: market-maker}]'],
+        [
+          'accounts:',
+          '  - {name: a}',
+          '  - {name: b, keyFile: b.key, secretKey: "${KEY}"}',
+          '  - {name: c, secretKey: "${KEY}", createKey: true}',
+          'strategies: [{module: market-maker}]',
+        ],
         { KEY: SECRET },
       ),
     );
@@ -160,12 +182,24 @@ describe('daemon config: checks between fields', () => {
 
   it('never shows a secret key in any message', async () => {
     const badSecret = base58Encode(randomBytes(20));
-    const lines = ['accounts:', '  - name: a', '    secretKey: ${KEY}', '    extra: 1', '  - name: b', '    secretKey: ${BAD}', 'strategies:', '  - module: market-maker', '    account: ${KEY}'];
+    const lines = [
+      'accounts:',
+      '  - name: a',
+      '    secretKey: ${KEY}',
+      '    extra: 1',
+      '  - name: b',
+      '    secretKey: ${BAD}',
+      'strategies:',
+      '  - module: market-maker',
+      '    account: ${KEY}',
+    ];
     const e = await errorsOf(() => parse(lines, { KEY: SECRET, BAD: badSecret }));
     expect(where(e)).toEqual(['accounts[0].extra@4', 'accounts[1].secretKey@6', 'strategies[0].account@9']);
     expect(e.problems[1]!.message).toMatch(/expected the base58 text of a 32-byte seed or a 64-byte keypair \(value not shown\)$/);
     for (const secret of [SECRET, badSecret, SECRET.slice(0, 12), badSecret.slice(0, 12)]) expect(e.message).not.toContain(secret);
-    expect(parse(['accounts:', '  - name: a', '    secretKey: ${KEY}', 'strategies: [{module: market-maker}]'], { KEY: SECRET }).accounts[0]!.secretKey).toBe(SECRET);
+    expect(parse(['accounts:', '  - name: a', '    secretKey: ${KEY}', 'strategies: [{module: market-maker}]'], { KEY: SECRET }).accounts[0]!.secretKey).toBe(
+      SECRET,
+    );
   });
 });
 
@@ -195,7 +229,14 @@ describe('daemon config: paths and environment', () => {
   it('interpolates from the given environment: numbers, empty tokens, unset variables with their line', async () => {
     const lines = [...MINIMAL, 'telemetry:', '  port: ${PORT:-9464}', '  token: ${TOKEN:-}', 'journal:', '  path: ${JOURNAL}'];
     const env = { PORT: '0', JOURNAL: '/var/lib/perpbot/j.sqlite' };
-    expect(parse(lines, env).telemetry).toEqual({ host: '127.0.0.1', port: 0, token: undefined, statusIntervalMs: 10_000, deniedNotReadyMs: 30_000, denialLogIntervalMs: 30_000 });
+    expect(parse(lines, env).telemetry).toEqual({
+      host: '127.0.0.1',
+      port: 0,
+      token: undefined,
+      statusIntervalMs: 10_000,
+      deniedNotReadyMs: 30_000,
+      denialLogIntervalMs: 30_000,
+    });
     expect(parse(lines, { ...env, TOKEN: 's3cret-token' }).telemetry.token).toBe('s3cret-token');
     expect(parse(lines, env).journal.path).toBe('/var/lib/perpbot/j.sqlite');
     expect(where(await errorsOf(() => parse(lines, {})))).toEqual(['journal.path@10']);
@@ -249,12 +290,27 @@ describe('checkDaemonConfig', () => {
 
   it('accepts config/examples/remote.yaml once PERPBOT_SECRET_KEY is set, and names its line when not', async () => {
     const path = join(ROOT, 'config/examples/remote.yaml');
-    const { config, strategies } = await checkDaemonConfig(path, { PERPBOT_SECRET_KEY: SECRET, PERPBOT_URL: 'https://venue.example/api/v1', PERPBOT_WS_URL: 'wss://venue.example/ws' });
-    expect(config.venue).toMatchObject({ mode: 'remote', url: 'https://venue.example/api/v1', wsUrl: 'wss://venue.example/ws', dialect: 'v1', network: 'testnet' });
-    expect(config.accounts.map((a) => [a.name, a.agentOf])).toEqual([['main', undefined], ['agent', 'main']]);
+    const { config, strategies } = await checkDaemonConfig(path, {
+      PERPBOT_SECRET_KEY: SECRET,
+      PERPBOT_URL: 'https://venue.example/api/v1',
+      PERPBOT_WS_URL: 'wss://venue.example/ws',
+    });
+    expect(config.venue).toMatchObject({
+      mode: 'remote',
+      url: 'https://venue.example/api/v1',
+      wsUrl: 'wss://venue.example/ws',
+      dialect: 'v1',
+      network: 'testnet',
+    });
+    expect(config.accounts.map((a) => [a.name, a.agentOf])).toEqual([
+      ['main', undefined],
+      ['agent', 'main'],
+    ]);
     expect(config.strategies.map((s) => s.account)).toEqual(['agent']);
     expect(strategies).toHaveLength(1);
     const e = await errorsOf(() => checkDaemonConfig(path, {}));
-    expect(e.problems.map((p) => p.message)).toEqual([expect.stringMatching(/^accounts\[0\]\.secretKey \(line \d+\): environment variable PERPBOT_SECRET_KEY is not set$/)]);
+    expect(e.problems.map((p) => p.message)).toEqual([
+      expect.stringMatching(/^accounts\[0\]\.secretKey \(line \d+\): environment variable PERPBOT_SECRET_KEY is not set$/),
+    ]);
   });
 });

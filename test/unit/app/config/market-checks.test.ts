@@ -15,8 +15,12 @@ function loaded(orderSizes: (p: unknown) => unknown): LoadedStrategy {
 
 describe('marketRuleFindings', () => {
   it('defineStrategy refuses declarations that are not functions', () => {
-    expect(() => defineStrategy({ name: 'odd', params: s.object({}), orderSizes: [] as never, create: () => EMPTY })).toThrow('strategy odd: orderSizes must be a function of the params');
-    expect(() => defineStrategy({ name: 'odd', params: s.object({}), maxPositions: 1 as never, create: () => EMPTY })).toThrow('strategy odd: maxPositions must be a function of the params');
+    expect(() => defineStrategy({ name: 'odd', params: s.object({}), orderSizes: [] as never, create: () => EMPTY })).toThrow(
+      'strategy odd: orderSizes must be a function of the params',
+    );
+    expect(() => defineStrategy({ name: 'odd', params: s.object({}), maxPositions: 1 as never, create: () => EMPTY })).toThrow(
+      'strategy odd: maxPositions must be a function of the params',
+    );
   });
 
   it('reports a declaration that throws or returns a malformed list as a problem of the module', () => {
@@ -31,7 +35,10 @@ describe('marketRuleFindings', () => {
     );
     expect(found.errors).toEqual([
       { field: 'strategies[0].module', message: 'odd: orderSizes(params) threw: boom' },
-      { field: 'strategies[1].module', message: 'odd: orderSizes(params) must return [{symbol, size > 0, key}], got [{"symbol":"BTC-USD","size":-1,"key":"size"}]' },
+      {
+        field: 'strategies[1].module',
+        message: 'odd: orderSizes(params) must return [{symbol, size > 0, key}], got [{"symbol":"BTC-USD","size":-1,"key":"size"}]',
+      },
     ]);
   });
 
@@ -41,12 +48,15 @@ describe('marketRuleFindings', () => {
     expect(marketRuleFindings([mm], markets, new Map([['BTC-USD', 90_000]])).errors).toEqual([
       {
         field: 'strategies[0].params.size',
-        message: '0.00019 (0.0001 on the lot grid) × mid 90000 = 9.00 USD is below the minimum notional 10 USD of BTC-USD: the venue refuses such orders (a size of at least 0.0002 is needed)',
+        message:
+          '0.00019 (0.0001 on the lot grid) × mid 90000 = 9.00 USD is below the minimum notional 10 USD of BTC-USD: the venue refuses such orders (a size of at least 0.0002 is needed)',
       },
     ]);
     expect(marketRuleFindings([mm], markets, new Map())).toEqual({
       errors: [],
-      warnings: [{ field: 'strategies[0].params.size', message: "the venue's BTC-USD book has no bid or no ask: the minimum notional (10 USD) is not checked" }],
+      warnings: [
+        { field: 'strategies[0].params.size', message: "the venue's BTC-USD book has no bid or no ask: the minimum notional (10 USD) is not checked" },
+      ],
     });
   });
 });

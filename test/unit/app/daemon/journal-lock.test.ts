@@ -20,7 +20,12 @@ describe('lockJournal', () => {
     const journal = journalIn();
     lockJournal(journal)();
     writeFileSync(`${journal}.lock`, `${process.ppid}\n`);
-    expect(() => lockJournal(journal)).toThrow(expect.objectContaining({ code: 'CONFIG', message: expect.stringMatching(new RegExp(`journal\\.path.*in use by another perpbot \\(pid ${process.ppid}\\).*\\.lock`)) }));
+    expect(() => lockJournal(journal)).toThrow(
+      expect.objectContaining({
+        code: 'CONFIG',
+        message: expect.stringMatching(new RegExp(`journal\\.path.*in use by another perpbot \\(pid ${process.ppid}\\).*\\.lock`)),
+      }),
+    );
   });
 
   it('the lock of a process that is gone (kill -9) is taken over', () => {

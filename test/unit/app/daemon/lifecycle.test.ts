@@ -38,8 +38,16 @@ describe('daemon lifecycle', () => {
   });
 
   it('exit status 1 when orders were left open or the cancel wait timed out', async () => {
-    for (const summary of [{ leftOpen: 2, timedOut: false }, { leftOpen: 0, timedOut: true }]) {
-      const done = untilStopped(fakeDaemon(async () => summary), 10_000, log, recordingExit().exit);
+    for (const summary of [
+      { leftOpen: 2, timedOut: false },
+      { leftOpen: 0, timedOut: true },
+    ]) {
+      const done = untilStopped(
+        fakeDaemon(async () => summary),
+        10_000,
+        log,
+        recordingExit().exit,
+      );
       process.emit('SIGINT', 'SIGINT');
       expect(await done).toBe(1);
     }
@@ -60,7 +68,12 @@ describe('daemon lifecycle', () => {
     vi.useFakeTimers();
     try {
       const { codes, exit } = recordingExit();
-      void untilStopped(fakeDaemon(() => new Promise(() => undefined)), 30, log, exit);
+      void untilStopped(
+        fakeDaemon(() => new Promise(() => undefined)),
+        30,
+        log,
+        exit,
+      );
       process.emit('SIGTERM', 'SIGTERM');
       vi.advanceTimersByTime(29);
       expect(codes).toEqual([]);

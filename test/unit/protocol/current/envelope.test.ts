@@ -17,7 +17,15 @@ const limit = (over: Record<string, unknown> = {}) => ({ l: { c: 'BTC-USD', b: t
 const market = (over: Record<string, unknown> = {}) => ({ m: { c: 'BTC-USD', b: true, sz: 1, r: false, i: false, ...over } });
 const stop = (over: Record<string, unknown> = {}) => ({ st: { c: 'BTC-USD', d: true, sz: 1, tr: 100, i: false, ...over } });
 const trig = (actions: unknown[]) => ({ trig: { c: 'BTC-USD', d: true, tr: 100, actions } });
-const input = (actions: unknown[], over: Partial<EncodeInput> = {}): EncodeInput => ({ actions, account: ACCOUNT, signer: ACCOUNT, nonce: 42n, network: 'devnet', mode: 'raw', ...over });
+const input = (actions: unknown[], over: Partial<EncodeInput> = {}): EncodeInput => ({
+  actions,
+  account: ACCOUNT,
+  signer: ACCOUNT,
+  nonce: 42n,
+  network: 'devnet',
+  mode: 'raw',
+  ...over,
+});
 const envelope = (actions: unknown[], codec = currentCodec) => envelopeOf(codec.encode(input(actions)).signable);
 /** The last 41 bytes are nonce ‖ account ‖ network; this strips them to look at the end of the last body. */
 const bodyTail = (signable: Uint8Array, n: number) => toHex(signable.subarray(signable.length - 41 - n, signable.length - 41));
@@ -187,7 +195,7 @@ describe('order ids and the request body', () => {
 });
 
 describe('encodeTrusted', () => {
-  it('gives the validating encode\'s bytes, ids and body for actions in their parsed shape', () => {
+  it("gives the validating encode's bytes, ids and body for actions in their parsed shape", () => {
     const actions = [limit({ px: 100.5, sz: 0.25, tif: 'ALO' }), market(), { cx: { c: 'BTC-USD', oid: KEY } }];
     const trusted = currentCodec.encodeTrusted(input(actions));
     const validated = currentCodec.encode(input(actions));

@@ -17,7 +17,16 @@ const TS = '1770918312787284000';
 const TS_NS = 1770918312787284000n;
 
 // Examples written from venue-protocol §8.3 (row fields) and §9.4 (position rows, signed sizes).
-const margin = { totalBalance: 10000, availableBalance: 7500, marginUsed: 2500, notional: 49505, realizedPnl: 12.5, unrealizedPnl: -5, fees: -1.2, funding: 0.1 };
+const margin = {
+  totalBalance: 10000,
+  availableBalance: 7500,
+  marginUsed: 2500,
+  notional: 49505,
+  realizedPnl: 12.5,
+  unrealizedPnl: -5,
+  fees: -1.2,
+  funding: 0.1,
+};
 const position = {
   symbol: 'BTC-USD',
   size: -0.5,
@@ -155,7 +164,9 @@ const expected: Record<AccountQueryType, unknown[]> = {
   ],
   openOrders: [{ openOrder: openOrderModel }, { openOrder: stopModel }],
   fills: [{ fills: { ...fill, slot: 123456n, timestamp: 1770918312787000000n } }],
-  positions: [{ positions: { ...closed, openTime: 1770000000000000000n, closeTime: TS_NS, closeReason: 'liquidation', venueCloseReason: 'liquidation_sweep' } }],
+  positions: [
+    { positions: { ...closed, openTime: 1770000000000000000n, closeTime: TS_NS, closeReason: 'liquidation', venueCloseReason: 'liquidation_sweep' } },
+  ],
   fundingHistory: [{ fundingPayment: { ...funding, slot: 123n, timestamp: TS_NS } }],
   orderHistory: [
     {

@@ -7,10 +7,29 @@ import { v1Inbound } from '../../../../src/protocol/v1/inbound.js';
 
 const oid = bs58.encode(new Uint8Array(32).fill(0x44));
 const user = bs58.encode(new Uint8Array(32).fill(0x11));
-const delta = { type: 'l2Delta', data: { book: { updateType: 'delta', symbol: 'BTC-USD', levels: [[{ px: 100, sz: 0, n: 0 }], []], timestamp: 1770918312787 } }, topic: 'l2delta.BTC-USD' };
+const delta = {
+  type: 'l2Delta',
+  data: { book: { updateType: 'delta', symbol: 'BTC-USD', levels: [[{ px: 100, sz: 0, n: 0 }], []], timestamp: 1770918312787 } },
+  topic: 'l2delta.BTC-USD',
+};
 const compactUpdate = {
   type: 'account',
-  data: { type: 'orderUpdate', ot: 'limit', status: 'resting', sym: 'BTC-USD', oid, px: 100, origSz: 1, sz: 1, fillSz: 0, vwap: 0, tif: 'gtc', r: false, mk: true, ts: '1770918312787284000' },
+  data: {
+    type: 'orderUpdate',
+    ot: 'limit',
+    status: 'resting',
+    sym: 'BTC-USD',
+    oid,
+    px: 100,
+    origSz: 1,
+    sz: 1,
+    fillSz: 0,
+    vwap: 0,
+    tif: 'gtc',
+    r: false,
+    mk: true,
+    ts: '1770918312787284000',
+  },
   topic: `account.${user}`,
 };
 const answer = (key: string) => ({ status: 'ok', response: { type: 'order', data: { statuses: [{ [key]: { oid, filledSz: 0 } }] } } });
@@ -36,7 +55,21 @@ describe('inbound codecs by dialect', () => {
   });
 
   it('read account answers in their own dialect', () => {
-    const row = { symbol: 'BTC-USD', orderId: oid, price: 100, originalSize: 1, size: 1, filledSize: 0, vwap: 0, maker: true, reduceOnly: false, orderType: 'limit', tif: 'gtc', status: 'resting', timestamp: 1770918312787 };
+    const row = {
+      symbol: 'BTC-USD',
+      orderId: oid,
+      price: 100,
+      originalSize: 1,
+      size: 1,
+      filledSize: 0,
+      vwap: 0,
+      maker: true,
+      reduceOnly: false,
+      orderType: 'limit',
+      tif: 'gtc',
+      status: 'resting',
+      timestamp: 1770918312787,
+    };
     expect(currentInbound.parseAccountResponse('openOrders', [{ openOrder: row }])).toMatchObject([{ openOrder: { isBuy: true, status: 'placed' } }]);
     expect(() => v1Inbound.parseAccountResponse('openOrders', [{ openOrder: row }])).toThrow(ValidationError);
   });

@@ -40,7 +40,11 @@ describe('current row fields', () => {
   });
 
   it('order types: conditionals are v1 trigger orders', () => {
-    expect((['limit', 'market', 'stop', 'takeProfit', 'range', 'trigger', 'trailing'] as const).map(v1OrderType)).toEqual(['limit', 'market', ...Array(5).fill('trigger')]);
+    expect((['limit', 'market', 'stop', 'takeProfit', 'range', 'trigger', 'trailing'] as const).map(v1OrderType)).toEqual([
+      'limit',
+      'market',
+      ...Array(5).fill('trigger'),
+    ]);
   });
 
   it('timestamps: ns kept exact, ms (below 1e15) scaled to ns', () => {

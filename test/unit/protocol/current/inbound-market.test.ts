@@ -51,7 +51,18 @@ describe('current GET /exchangeInfo (venue-protocol §8.2)', () => {
 
 describe('current GET /l2book (venue-protocol §8.2)', () => {
   it('answers the v1 book shape: bids descending, asks ascending, ms timestamp', () => {
-    const book = { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[{ px: 100, sz: 1, n: 2 }, { px: 99.5, sz: 3, n: 1 }], [{ px: 100.5, sz: 2, n: 1 }]], timestamp: 1770918312787 };
+    const book = {
+      updateType: 'snapshot',
+      symbol: 'BTC-USD',
+      levels: [
+        [
+          { px: 100, sz: 1, n: 2 },
+          { px: 99.5, sz: 3, n: 1 },
+        ],
+        [{ px: 100.5, sz: 2, n: 1 }],
+      ],
+      timestamp: 1770918312787,
+    };
     expect(parse(bookSchema, book)).toEqual(book);
     expect(fieldOf(() => parse(bookSchema, { ...book, levels: [[{ px: 100, sz: 1 }], []] }))).toBe('levels[0][0].n');
   });

@@ -15,7 +15,11 @@ const ok = (statuses: unknown[], status = 'ok') => ({ status, response: { type: 
 // One entry per status key of venue-protocol §8.4 (and §4.3 for sub-accounts and transfers): [wire entry, model entry].
 const entries: [string, Record<string, unknown>, Record<string, unknown>][] = [
   ['resting', { resting: { oid } }, { resting: { oid } }],
-  ['working', { working: { oid, filledSz: -0.25, remainingSz: -0.75, vwap: 100000 } }, { working: { oid, filledSz: 0.25, remainingSz: 0.75, vwap: 100000, isBuy: false } }],
+  [
+    'working',
+    { working: { oid, filledSz: -0.25, remainingSz: -0.75, vwap: 100000 } },
+    { working: { oid, filledSz: 0.25, remainingSz: 0.75, vwap: 100000, isBuy: false } },
+  ],
   ['triggered', { triggered: { oid } }, { triggered: { oid } }],
   ['filled', { filled: { oid, totalSz: -1, avgPx: 100000.5 } }, { filled: { oid, totalSz: 1, avgPx: 100000.5, isBuy: false } }],
   ['partiallyFilled', { partiallyFilled: { oid, totalSz: 0.4, avgPx: 100001 } }, { partiallyFilled: { oid, totalSz: 0.4, avgPx: 100001, isBuy: true } }],
@@ -40,7 +44,11 @@ const entries: [string, Record<string, unknown>, Record<string, unknown>][] = [
   ['agentWalletFailed', { agentWalletFailed: { message: 'Unauthorized' } }, { agentWalletFailed: { message: 'Unauthorized' } }],
   ['transfer', { transfer: { from: USER, to: SUB, symbol: 'USDC', amount: 250 } }, { transfer: { from: USER, to: SUB, symbol: 'USDC', amount: 250 } }],
   ['transferFailed', { transferFailed: { message: 'insufficient balance' } }, { transferFailed: { message: 'insufficient balance' } }],
-  ['createSubAccount', { createSubAccount: { master: USER, sub: SUB, name: 'hedge', margin: 100 } }, { createSubAccount: { master: USER, sub: SUB, name: 'hedge', margin: 100 } }],
+  [
+    'createSubAccount',
+    { createSubAccount: { master: USER, sub: SUB, name: 'hedge', margin: 100 } },
+    { createSubAccount: { master: USER, sub: SUB, name: 'hedge', margin: 100 } },
+  ],
   ['removeSubAccount', { removeSubAccount: { account: SUB, marginMoved: 100 } }, { removeSubAccount: { account: SUB, marginMoved: 100 } }],
   ['renameSubAccount', { renameSubAccount: { a: SUB, n: 'scalp' } }, { renameSubAccount: { a: SUB, n: 'scalp' } }],
   ['multisigCreated', { multisigCreated: { multisig: SUB } }, { multisigCreated: { multisig: SUB } }],

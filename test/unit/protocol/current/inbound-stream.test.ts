@@ -18,38 +18,76 @@ const TOPIC = `account.${USER}`;
 const account = (data: Record<string, unknown>) => ({ type: 'account', data, topic: TOPIC });
 
 // Market data and control messages: venue-protocol §9.2–9.3 (the same shapes as v1).
-const tickerFields = ['priceChange', 'priceChangePercent', 'lastPrice', 'highPrice', 'lowPrice', 'volume', 'quoteVolume', 'markPrice', 'oraclePrice', 'openInterest', 'fundingRate', 'regimeDt', 'regimeVol', 'regimeMv', 'fairBookPx', 'fairVol', 'fairBias'];
+const tickerFields = [
+  'priceChange',
+  'priceChangePercent',
+  'lastPrice',
+  'highPrice',
+  'lowPrice',
+  'volume',
+  'quoteVolume',
+  'markPrice',
+  'oraclePrice',
+  'openInterest',
+  'fundingRate',
+  'regimeDt',
+  'regimeVol',
+  'regimeMv',
+  'fairBookPx',
+  'fairVol',
+  'fairBias',
+];
 const market: [string, Record<string, unknown>, (m: Record<string, unknown>) => unknown, string][] = [
   ['subscriptionResponse', { type: 'subscriptionResponse', topics: ['ticker.BTC-USD', TOPIC] }, (m) => ({ ...m, topics: [1] }), 'topics[0]'],
   ['unsubscribeResponse', { type: 'unsubscribeResponse', topic: 'ticker.BTC-USD' }, () => ({ type: 'unsubscribeResponse' }), 'topic'],
   ['error', { type: 'error', error: { message: 'too many subscriptions' } }, () => ({ type: 'error', error: {} }), 'error.message'],
   [
     'ticker',
-    { type: 'ticker', data: { ticker: { symbol: 'BTC-USD', ...Object.fromEntries(tickerFields.map((f) => [f, 1.5])), regime: -11, timestamp: TS } }, topic: 'ticker.BTC-USD' },
+    {
+      type: 'ticker',
+      data: { ticker: { symbol: 'BTC-USD', ...Object.fromEntries(tickerFields.map((f) => [f, 1.5])), regime: -11, timestamp: TS } },
+      topic: 'ticker.BTC-USD',
+    },
     (m) => ({ ...m, data: { ticker: { ...(m.data as { ticker: object }).ticker, regime: 0.5 } } }),
     'data.ticker.regime',
   ],
   [
     'trades',
-    { type: 'trades', data: { trades: [{ s: 'BTC-USD', px: 100000, sz: 0.1, time: MS, side: true, maker: USER, taker: OTHER, liq: false }] }, topic: 'trades.BTC-USD' },
+    {
+      type: 'trades',
+      data: { trades: [{ s: 'BTC-USD', px: 100000, sz: 0.1, time: MS, side: true, maker: USER, taker: OTHER, liq: false }] },
+      topic: 'trades.BTC-USD',
+    },
     (m) => ({ ...m, data: { trades: [{ s: 'BTC-USD', px: 100000, sz: 0.1, time: MS, side: 'buy', maker: USER, taker: OTHER }] } }),
     'data.trades[0].side',
   ],
   [
     'l2Snapshot',
-    { type: 'l2Snapshot', data: { book: { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[{ px: 99999.5, sz: 1, n: 2 }], [{ px: 100000.5, sz: 2, n: 1 }]], timestamp: MS } }, topic: 'l2snapshot.BTC-USD' },
+    {
+      type: 'l2Snapshot',
+      data: { book: { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[{ px: 99999.5, sz: 1, n: 2 }], [{ px: 100000.5, sz: 2, n: 1 }]], timestamp: MS } },
+      topic: 'l2snapshot.BTC-USD',
+    },
     (m) => ({ ...m, data: { book: { updateType: 'snapshot', symbol: 'BTC-USD', levels: [[{ px: '99999.5', sz: 1, n: 2 }], []], timestamp: MS } } }),
     'data.book.levels[0][0].px',
   ],
   [
     'l2Delta',
-    { type: 'l2Delta', data: { book: { updateType: 'delta', symbol: 'BTC-USD', levels: [[], [{ px: 100000.5, sz: 0, n: 0 }]], timestamp: MS } }, topic: 'l2delta.BTC-USD' },
+    {
+      type: 'l2Delta',
+      data: { book: { updateType: 'delta', symbol: 'BTC-USD', levels: [[], [{ px: 100000.5, sz: 0, n: 0 }]], timestamp: MS } },
+      topic: 'l2delta.BTC-USD',
+    },
     (m) => ({ ...m, data: { book: { updateType: 'delta', symbol: 'BTC-USD', levels: [[], [{ px: 100000.5, sz: -1, n: 0 }]], timestamp: MS } } }),
     'data.book.levels[1][0].sz',
   ],
   [
     'frontendContext',
-    { type: 'frontendContext', data: { ctx: [{ symbol: 'BTC-USD', volume: 1e6, funding: 0.0001, oi: 500, lastPrice: 100000, priceChange: 120, priceChangePercent: 0.12 }] }, topic: 'frontendContext' },
+    {
+      type: 'frontendContext',
+      data: { ctx: [{ symbol: 'BTC-USD', volume: 1e6, funding: 0.0001, oi: 500, lastPrice: 100000, priceChange: 120, priceChangePercent: 0.12 }] },
+      topic: 'frontendContext',
+    },
     (m) => ({ ...m, data: { ctx: [{ symbol: 'BTC-USD' }] } }),
     'data.ctx[0].volume',
   ],
@@ -57,7 +95,18 @@ const market: [string, Record<string, unknown>, (m: Record<string, unknown>) => 
     'risk',
     {
       type: 'risk',
-      data: { risk: { symbol: 'BTC-USD', timestamp: MS, regime: -3, leverage: [1, 5], notionals: [10000], buy: [[{ mmrO: 0.01, mmrE: 0.012, p: 0.5 }]], sell: [[{ mmrO: 0.01, mmrE: 0.012, p: 0.5 }]], corrs: [['BTC:ETH', 0.8]] } },
+      data: {
+        risk: {
+          symbol: 'BTC-USD',
+          timestamp: MS,
+          regime: -3,
+          leverage: [1, 5],
+          notionals: [10000],
+          buy: [[{ mmrO: 0.01, mmrE: 0.012, p: 0.5 }]],
+          sell: [[{ mmrO: 0.01, mmrE: 0.012, p: 0.5 }]],
+          corrs: [['BTC:ETH', 0.8]],
+        },
+      },
       topic: 'risk.BTC-USD',
     },
     (m) => ({ ...m, data: { risk: { ...(m.data as { risk: object }).risk, corrs: [['BTC:ETH']] } } }),
@@ -66,7 +115,16 @@ const market: [string, Record<string, unknown>, (m: Record<string, unknown>) => 
 ];
 
 // The account stream: venue-protocol §9.4.
-const margin = { totalBalance: 10000, availableBalance: 7500, marginUsed: 2500, notional: 49505, realizedPnl: 12.5, unrealizedPnl: -5, fees: -1.2, funding: 0.1 };
+const margin = {
+  totalBalance: 10000,
+  availableBalance: 7500,
+  marginUsed: 2500,
+  notional: 49505,
+  realizedPnl: 12.5,
+  unrealizedPnl: -5,
+  fees: -1.2,
+  funding: 0.1,
+};
 const position = {
   symbol: 'BTC-USD',
   size: -0.5,
@@ -103,7 +161,17 @@ const openOrder = {
   timestamp: TS,
   iso: false,
 };
-const snapshot = { type: 'accountSnapshot', kind: 'MasterEOA', name: null, authorizedAgentWallets: [], margin, positions: [position], openOrders: [openOrder], feeTiers: [], leverageSettings: [{ symbol: 'BTC-USD', leverage: 10 }] };
+const snapshot = {
+  type: 'accountSnapshot',
+  kind: 'MasterEOA',
+  name: null,
+  authorizedAgentWallets: [],
+  margin,
+  positions: [position],
+  openOrders: [openOrder],
+  feeTiers: [],
+  leverageSettings: [{ symbol: 'BTC-USD', leverage: 10 }],
+};
 const orderUpdate = {
   type: 'orderUpdate',
   ts: TS,
@@ -122,8 +190,31 @@ const orderUpdate = {
   trigger: null,
   reason: 'no oracle / fair price reference yet for: BTC-USD',
 };
-const fill = { type: 'fill', symbol: 'BTC-USD', orderId: OID, price: 100000, size: 0.25, fee: 0.5, isBuy: true, reasonCode: 1, reason: 'liquidation', counterpartyHint: 'Abcd..wxyz', timestamp: TS, maker: false };
-const liquidation = { type: 'liquidation', symbol: 'BTC-USD', price: 120000, size: 0.5, isBuy: true, marginPrior: 200, marginAfter: 0, reason: 'equity below maintenance margin', timestamp: TS };
+const fill = {
+  type: 'fill',
+  symbol: 'BTC-USD',
+  orderId: OID,
+  price: 100000,
+  size: 0.25,
+  fee: 0.5,
+  isBuy: true,
+  reasonCode: 1,
+  reason: 'liquidation',
+  counterpartyHint: 'Abcd..wxyz',
+  timestamp: TS,
+  maker: false,
+};
+const liquidation = {
+  type: 'liquidation',
+  symbol: 'BTC-USD',
+  price: 120000,
+  size: 0.5,
+  isBuy: true,
+  marginPrior: 200,
+  marginAfter: 0,
+  reason: 'equity below maintenance margin',
+  timestamp: TS,
+};
 
 /** Account kinds the v1 model carries: the v1 data each stands for. */
 const carried: [string, Record<string, unknown>, unknown[], (d: Record<string, unknown>) => unknown, string][] = [
@@ -156,21 +247,47 @@ const carried: [string, Record<string, unknown>, unknown[], (d: Record<string, u
     'data.sz',
   ],
   ['fill', fill, [{ ...fill, timestamp: TS_NS }], (d) => ({ ...d, reasonCode: 9 }), 'data.reasonCode'],
-  ['positionUpdate', { type: 'positionUpdate', ...position }, [{ type: 'positionUpdate', ...position }], (d) => ({ ...d, protection: { orders: 'none' } }), 'data.protection.orders'],
+  [
+    'positionUpdate',
+    { type: 'positionUpdate', ...position },
+    [{ type: 'positionUpdate', ...position }],
+    (d) => ({ ...d, protection: { orders: 'none' } }),
+    'data.protection.orders',
+  ],
   ['marginUpdate', { type: 'marginUpdate', ...margin }, [{ type: 'marginUpdate', ...margin }], (d) => ({ ...d, fees: '1' }), 'data.fees'],
-  ['leverageUpdate', { type: 'leverageUpdate', leverage: [{ symbol: 'BTC-USD', leverage: 5 }] }, [{ type: 'leverageUpdate', leverage: [{ symbol: 'BTC-USD', leverage: 5 }] }], () => ({ type: 'leverageUpdate', leverage: [{ symbol: 'btc', leverage: 5 }] }), 'data.leverage[0].symbol'],
+  [
+    'leverageUpdate',
+    { type: 'leverageUpdate', leverage: [{ symbol: 'BTC-USD', leverage: 5 }] },
+    [{ type: 'leverageUpdate', leverage: [{ symbol: 'BTC-USD', leverage: 5 }] }],
+    () => ({ type: 'leverageUpdate', leverage: [{ symbol: 'btc', leverage: 5 }] }),
+    'data.leverage[0].symbol',
+  ],
   ['liquidation', liquidation, [{ ...liquidation, timestamp: TS_NS }], (d) => ({ ...d, marginAfter: undefined }), 'data.marginAfter'],
 ];
 
 /** Account kinds with no v1 form: validated, then left out. */
 const dropped: [string, Record<string, unknown>, (d: Record<string, unknown>) => unknown, string][] = [
   ['adl', { type: 'adl', symbol: 'BTC-USD', price: 120000, size: 0.1, isBuy: false, timestamp: TS }, (d) => ({ ...d, price: undefined }), 'data.price'],
-  ['ADL (before v1.0.15)', { type: 'ADL', symbol: 'BTC-USD', price: 120000, size: 0.1, isBuy: false, reason: null, timestamp: TS }, (d) => ({ ...d, isBuy: 1 }), 'data.isBuy'],
-  ['cancelOneRejected', { type: 'cancelOneRejected', symbol: 'BTC-USD', orderId: OID, reason: 'unknown order', timestamp: TS }, (d) => ({ ...d, orderId: 'x' }), 'data.orderId'],
+  [
+    'ADL (before v1.0.15)',
+    { type: 'ADL', symbol: 'BTC-USD', price: 120000, size: 0.1, isBuy: false, reason: null, timestamp: TS },
+    (d) => ({ ...d, isBuy: 1 }),
+    'data.isBuy',
+  ],
+  [
+    'cancelOneRejected',
+    { type: 'cancelOneRejected', symbol: 'BTC-USD', orderId: OID, reason: 'unknown order', timestamp: TS },
+    (d) => ({ ...d, orderId: 'x' }),
+    'data.orderId',
+  ],
   ['cancelAllRejected', { type: 'cancelAllRejected', reason: 'nothing to cancel', timestamp: TS }, (d) => ({ ...d, reason: undefined }), 'data.reason'],
   [
     'feeTierUpdate',
-    { type: 'feeTierUpdate', feeTiers: [{ symbol: 'BTC-USD', rollingVolume: 1e6, tierIndex: 2, tierThreshold: 1e6, makerBps: 1.8, takerBps: 3.3, windowDays: 14 }], ts: TS },
+    {
+      type: 'feeTierUpdate',
+      feeTiers: [{ symbol: 'BTC-USD', rollingVolume: 1e6, tierIndex: 2, tierThreshold: 1e6, makerBps: 1.8, takerBps: 3.3, windowDays: 14 }],
+      ts: TS,
+    },
     (d) => ({ ...d, feeTiers: [{ ...(d.feeTiers as object[])[0], tierIndex: -1 }] }),
     'data.feeTiers[0].tierIndex',
   ],
@@ -221,7 +338,9 @@ describe('current stream: account messages (venue-protocol §9.4)', () => {
     expect(first).toMatchObject({
       type: 'accountSnapshot',
       positions: [{ coin: 'BTC-USD', size: -0.5, price: 99000, realizedPnl: 12.5, leverage: 10 }],
-      openOrders: [{ orderId: OID, isBuy: false, originalSize: 0.5, size: 0.5, status: 'placed', venueStatus: 'resting', reduceOnly: true, tif: 'gtc', timestamp: TS_NS }],
+      openOrders: [
+        { orderId: OID, isBuy: false, originalSize: 0.5, size: 0.5, status: 'placed', venueStatus: 'resting', reduceOnly: true, tif: 'gtc', timestamp: TS_NS },
+      ],
       marginSummary: { positions: [{ coin: 'USDC', size: 10000 }] },
       settings: { maxLeverage: [['BTC-USD', 10]] },
       margin,
@@ -259,9 +378,24 @@ describe('current stream: account messages (venue-protocol §9.4)', () => {
       const [m] = list(decodeCurrentStream(account({ ...orderUpdate, ...d })));
       return m!.type === 'account' ? m!.data : undefined;
     };
-    expect(decode({ status: 'working', origSz: 1, sz: 0.6, fillSz: 0.4, vwap: 100000 })).toMatchObject({ status: 'working', isBuy: true, size: 0.6, filledSize: 0.4 });
-    expect(decode({ status: 'canceledIOC', origSz: -1, sz: 0, fillSz: -0.4 })).toMatchObject({ status: 'cancelledIOC', venueStatus: 'cancelledIoc', isBuy: false, filledSize: 0.4 });
-    expect(decode({ status: 'triggered', ot: 'trigger', origSz: 0, sz: 0, tif: 'postOnly', reason: undefined })).toMatchObject({ status: 'placed', orderType: 'trigger', tif: 'alo', reason: null });
+    expect(decode({ status: 'working', origSz: 1, sz: 0.6, fillSz: 0.4, vwap: 100000 })).toMatchObject({
+      status: 'working',
+      isBuy: true,
+      size: 0.6,
+      filledSize: 0.4,
+    });
+    expect(decode({ status: 'canceledIOC', origSz: -1, sz: 0, fillSz: -0.4 })).toMatchObject({
+      status: 'cancelledIOC',
+      venueStatus: 'cancelledIoc',
+      isBuy: false,
+      filledSize: 0.4,
+    });
+    expect(decode({ status: 'triggered', ot: 'trigger', origSz: 0, sz: 0, tif: 'postOnly', reason: undefined })).toMatchObject({
+      status: 'placed',
+      orderType: 'trigger',
+      tif: 'alo',
+      reason: null,
+    });
     expect(decode({ ts: MS })).toMatchObject({ timestamp: BigInt(MS) * 1_000_000n });
   });
 

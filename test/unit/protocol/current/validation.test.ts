@@ -9,7 +9,15 @@ const ACCOUNT = 'J2xccRtuG43drESLYznHhLhQkLTdfepcKYbiQ9BsJVaf';
 const KEY = '4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi';
 const limit = (over: Record<string, unknown> = {}) => ({ l: { c: 'BTC-USD', b: true, px: '100', sz: '1', tif: 'GTC', r: false, i: false, ...over } });
 const market = (over: Record<string, unknown> = {}) => ({ m: { c: 'BTC-USD', b: true, sz: 1, r: false, i: false, ...over } });
-const input = (actions: unknown, over: Partial<EncodeInput> = {}): EncodeInput => ({ actions, account: ACCOUNT, signer: ACCOUNT, nonce: 42n, network: 'devnet', mode: 'raw', ...over });
+const input = (actions: unknown, over: Partial<EncodeInput> = {}): EncodeInput => ({
+  actions,
+  account: ACCOUNT,
+  signer: ACCOUNT,
+  nonce: 42n,
+  network: 'devnet',
+  mode: 'raw',
+  ...over,
+});
 const without = (o: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
 
 function failure(fn: () => unknown): ValidationError {
@@ -59,7 +67,11 @@ const BAD_ACTIONS: [string, string, unknown][] = [
   ['leverage for a bad symbol', 'actions[0].updateUserSettings.m.BTC', [{ updateUserSettings: { m: { BTC: 5 } } }]],
   ['quoted marginAmount', 'actions[0].transfer.marginAmount', [{ transfer: { k: 'internal', from: KEY, to: ACCOUNT, marginAmount: '1.5' } }]],
   ['bad key inside cancel', 'actions[0].cx.oid', [{ cx: { c: 'BTC-USD', oid: 'short' } }]],
-  ['multisig threshold above signers', 'actions[0].createMultisig', [{ createMultisig: { signers: [KEY], threshold: 2, timeLockSecs: 0, proposalLifetimeSecs: 60 } }]],
+  [
+    'multisig threshold above signers',
+    'actions[0].createMultisig',
+    [{ createMultisig: { signers: [KEY], threshold: 2, timeLockSecs: 0, proposalLifetimeSecs: 60 } }],
+  ],
   ['msu outside msp', 'actions[0].msu', [{ msu: { m: KEY, signers: [KEY], threshold: 1, timeLockSecs: 0, proposalLifetimeSecs: 60 } }]],
   ['proposal id that is not a u64', 'actions[0].msa.p', [{ msa: { m: KEY, p: -1 } }]],
 ];

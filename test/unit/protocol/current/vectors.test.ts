@@ -106,11 +106,20 @@ describe('bulk-keychain wallet-mode-vectors.json (seed 0x09 x 32)', () => {
     const encoded = encode(v, v.mode.toLowerCase() as SignMode, v.signer);
     expect(toHex(encoded.signable)).toBe(v.raw_hex);
     expect(toHex(encoded.message)).toBe(v.message_hex);
-    const text = clearSignText({ network: v.domain, account: v.account, nonce: BigInt(v.nonce), signable: encoded.signable }, clearSignLines(parseActions(v.actions)));
+    const text = clearSignText(
+      { network: v.domain, account: v.account, nonce: BigInt(v.nonce), signable: encoded.signable },
+      clearSignLines(parseActions(v.actions)),
+    );
     expect(text).toBe(v.canonical_text);
     if (v.mode === 'Offchain') expect(offchainPayload(encoded.message)).toBe(v.canonical_text);
     expect(signB58(fromHex(v.message_hex))).toBe(v.signature);
     expect(signB58(encoded.message)).toBe(v.signature);
-    expect(JSON.parse(encoded.bodyText(v.signature))).toEqual({ actions: v.actions, nonce: v.nonce, account: v.account, signer: v.signer, signature: v.signature });
+    expect(JSON.parse(encoded.bodyText(v.signature))).toEqual({
+      actions: v.actions,
+      nonce: v.nonce,
+      account: v.account,
+      signer: v.signer,
+      signature: v.signature,
+    });
   });
 });

@@ -30,7 +30,12 @@ const examples: Record<AccountQueryType, unknown> = {
         positions: [{ coin: 'BTC-USD', size: -0.5, price: 99000, realizedPnl: 12.5, leverage: 10 }],
         openOrders: [openOrder],
         marginSummary: { positions: [{ coin: 'USDC', size: 10000 }] },
-        settings: { maxLeverage: [['BTC-USD', 10], ['ETH-USD', 20]] },
+        settings: {
+          maxLeverage: [
+            ['BTC-USD', 10],
+            ['ETH-USD', 20],
+          ],
+        },
       },
     },
   ],
@@ -98,12 +103,21 @@ const examples: Record<AccountQueryType, unknown> = {
 
 // One broken copy per kind, with the field the error must name.
 const broken: Record<AccountQueryType, [unknown, string]> = {
-  fullAccount: [[{ fullAccount: { positions: [], openOrders: [{ ...openOrder, price: '1' }], marginSummary: { positions: [] }, settings: { maxLeverage: [] } } }], '[0].fullAccount.openOrders[0].price'],
+  fullAccount: [
+    [{ fullAccount: { positions: [], openOrders: [{ ...openOrder, price: '1' }], marginSummary: { positions: [] }, settings: { maxLeverage: [] } } }],
+    '[0].fullAccount.openOrders[0].price',
+  ],
   openOrders: [[{ openOrder: { ...openOrder, status: 'filledd' } }], '[0].openOrder.status'],
   fills: [[{ fills: { ...(examples.fills as { fills: object }[])[0]!.fills, orderIdMaker: 'x' } }], '[0].fills.orderIdMaker'],
   positions: [[{ positions: { ...(examples.positions as { positions: object }[])[0]!.positions, closeReason: 'expired' } }], '[0].positions.closeReason'],
-  fundingHistory: [[{ fundingPayment: { owner: ACCOUNT.b58, symbol: 'BTC-USD', size: 0.5, payment: -0.12, fundingRate: 0.0001, markPrice: 99500, timestamp: TS } }], '[0].fundingPayment.slot'],
-  orderHistory: [[{ orderHistory: { ...(examples.orderHistory as { orderHistory: object }[])[0]!.orderHistory, status: 'placed' } }], '[0].orderHistory.status'],
+  fundingHistory: [
+    [{ fundingPayment: { owner: ACCOUNT.b58, symbol: 'BTC-USD', size: 0.5, payment: -0.12, fundingRate: 0.0001, markPrice: 99500, timestamp: TS } }],
+    '[0].fundingPayment.slot',
+  ],
+  orderHistory: [
+    [{ orderHistory: { ...(examples.orderHistory as { orderHistory: object }[])[0]!.orderHistory, status: 'placed' } }],
+    '[0].orderHistory.status',
+  ],
 };
 
 describe('v1 account query responses', () => {

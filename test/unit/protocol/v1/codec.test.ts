@@ -160,7 +160,7 @@ describe('v1Codec.encode', () => {
 describe('v1Codec.encodeTrusted', () => {
   const action = { type: 'order', orders: [{ order: limit }, { cancel: { c: 'BTC-USD', oid: OID.b58 } }, { order: market }] };
 
-  it('gives the validating encode\'s message, ids, path and body for an action in its parsed shape', () => {
+  it("gives the validating encode's message, ids, path and body for an action in its parsed shape", () => {
     const trusted = v1Codec.encodeTrusted(input(action));
     const validated = v1Codec.encode(input(action));
     expect(Buffer.from(trusted.message).equals(Buffer.from(validated.message))).toBe(true);

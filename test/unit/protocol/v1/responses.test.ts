@@ -2,14 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../../src/core/errors.js';
 import { ACTION_TYPES, type ActionType } from '../../../../src/protocol/v1/actions.js';
 import { isErrorBody, parseActionResponse } from '../../../../src/protocol/v1/responses.js';
-import {
-  isTerminalStatus,
-  ORDER_STATUSES,
-  responseKeyOf,
-  statusClass,
-  statusOfResponseKey,
-  TERMINAL_STATUSES,
-} from '../../../../src/protocol/v1/status.js';
+import { isTerminalStatus, ORDER_STATUSES, responseKeyOf, statusClass, statusOfResponseKey, TERMINAL_STATUSES } from '../../../../src/protocol/v1/status.js';
 import { AGENT, OID } from './fixtures.js';
 
 const oid = OID.b58;
@@ -104,7 +97,17 @@ describe('v1 action responses', () => {
 
   it('parses the responses of the other actions (gaps §2)', () => {
     const ok: [ActionType, unknown][] = [
-      ['updateUserSettings', { settings: { maxLeverage: [['BTC-USD', 50], ['ETH-USD', 1]] } }],
+      [
+        'updateUserSettings',
+        {
+          settings: {
+            maxLeverage: [
+              ['BTC-USD', 50],
+              ['ETH-USD', 1],
+            ],
+          },
+        },
+      ],
       ['agentWalletCreation', { agentWallet: { agent: AGENT.b58, delete: false } }],
       ['faucet', { deposit: { amount: 10000 } }],
       ['faucet', { depositFailed: { message: 'Rate limit exceeded' } }],

@@ -36,7 +36,8 @@ const limitGtcHex =
   '00' + // r = false
   '00000000' + // orderType: limit 0
   '00000000' + // tif: GTC 0
-  '01' + CLOID.hex; // cloid: Some(hash)
+  '01' +
+  CLOID.hex; // cloid: Some(hash)
 
 const market = { c: 'ETH-USD', b: false, px: 0, sz: 1.5, r: true, t: { trigger: { is_market: true, triggerPx: 0 } } };
 const marketHex =
@@ -105,7 +106,14 @@ describe('v1 wincode layout (hand-built vectors)', () => {
     expect(
       serialize({
         type: 'order',
-        orders: [{ order: limitGtc }, { cancel: { c: 'BTC-USD', oid: OID.b58 } }, { order: ioc }, { cancelAll: { c: ['ETH-USD'] } }, { order: alo }, { order: market }],
+        orders: [
+          { order: limitGtc },
+          { cancel: { c: 'BTC-USD', oid: OID.b58 } },
+          { order: ioc },
+          { cancelAll: { c: ['ETH-USD'] } },
+          { order: alo },
+          { order: market },
+        ],
       }),
     ).toBe(
       '00000000' +
@@ -121,7 +129,15 @@ describe('v1 wincode layout (hand-built vectors)', () => {
   });
 
   it('updateUserSettings with two entries, in the JSON array order (not sorted)', () => {
-    const action = { type: 'updateUserSettings', settings: { m: [['ETH-USD', 20.5], ['BTC-USD', 10]] } };
+    const action = {
+      type: 'updateUserSettings',
+      settings: {
+        m: [
+          ['ETH-USD', 20.5],
+          ['BTC-USD', 10],
+        ],
+      },
+    };
     expect(serialize(action)).toBe(
       '03000000' + // action: updateUserSettings 3
         '0200000000000000' + // n = 2

@@ -53,7 +53,13 @@ async function client(url: string, opts: { autoPong?: boolean } = {}) {
 describe('WsHub', () => {
   it('confirms with topic strings, sends the snapshot first, then published messages in order', async () => {
     const c = await client(await start());
-    c.send({ method: 'subscribe', subscription: [{ type: 'ticker', symbol: 'BTC-USD' }, { type: 'account', user: ['A', 'B'] }] });
+    c.send({
+      method: 'subscribe',
+      subscription: [
+        { type: 'ticker', symbol: 'BTC-USD' },
+        { type: 'account', user: ['A', 'B'] },
+      ],
+    });
     expect(await c.next(1)).toEqual({ type: 'subscriptionResponse', topics: ['ticker.BTC-USD', 'account.A', 'account.B'] });
     expect(await c.next(2)).toEqual({ type: 'snapshot', topic: 'ticker.BTC-USD' });
     await c.next(4);
