@@ -1,0 +1,309 @@
+// Bench `preempt` (commands before data): while 100,000 l2Delta frames wait at the bot's WebSocket, how long a kill takes
+// from its arrival to the cancel's bytes handed to the socket. Runs as two processes: this one is the bot, and the same file
+// started with `venue-side` is the venue (the local venue behind a WebSocket front that can burst) and the commander.
+// Invariants: the burst and the command leave the venue side together; both sides stamp with CLOCK_MONOTONIC
+// (process.hrtime), so one process's stamp is comparable with the other's; values are medians over RUNS fresh pairs.
+
+import { fork, type ChildProcess } from 'node:child_process';
+import { createServer, type IncomingMessage } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { WebSocket, WebSocketServer } from 'ws';
+import { startTrading, type TradingSession } from '../src/app/trading.js';
+import { connectVenue, type LiveVenue } from '../src/client/venue.js';
+import { systemClock } from '../src/core/clock.js';
+import { Keypair } from '../src/protocol/keys.js';
+import { MemoryNonceStore } from '../src/protocol/nonce.js';
+import { killSwitchHandlers } from '../src/risk/index.js';
+import { loadStrategies } from '../src/strategy/loader.js';
+import { startControlServer } from '../src/telemetry/server.js';
+import { startVenue } from '../src/venue-sim/server/index.js';
+import { median, report } from './lib.js';
+
+const BENCH = 'preempt';
+const SYMBOL = 'BTC-USD';
+const BACKLOG = 100_000;
+const RUNS = 5;
+/** Trials per run after one warm-up trial. */
+const TRIALS = 10;
+const TOKEN = 'preempt-bench';
+/** No trial may take longer than this (a burst not drained, a cancel never written), ms. */
+const TRIAL_TIMEOUT_MS = 60_000;
+/**
+ * A cancel written longer than this after the kill was handled waited for the answer to a place still in flight (a
+ * cancel is deferred until its order has an id): the trial measured the venue, not the bot, and is left out, ms.
+ */
+const DEFERRED_CANCEL_MS = 2;
+
+/** Messages between the two processes. */
+type ToVenue = { kind: 'fund'; account: string } | { kind: 'go'; control: string } | { kind: 'stop' };
+type FromVenue = { kind: 'listening'; url: string; wsUrl: string } | { kind: 'funded' } | { kind: 'sent'; sentNs: string; frames: number };
+
+// ------------------------------------------------------------------ venue side
+
+/** An unmasked server text frame. */
+function wsFrame(text: string): Buffer {
+  const payload = Buffer.from(text, 'utf8');
+  const n = payload.length;
+  const head = n < 126 ? Buffer.from([0x81, n]) : Buffer.from([0x81, 126, n >> 8, n & 255]);
+  return Buffer.concat([head, payload]);
+}
+
+/**
+ * BACKLOG deltas far from the traded prices (bids near 48 000, asks near 190 000; BTC trades near 97 000), so the book
+ * they build never crosses and the market maker's quotes do not move: one in eight a delete. Stamped now.
+ */
+function burst(seed: number): Buffer {
+  let s = seed;
+  const rnd = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const nowMs = Date.now();
+  const frames: Buffer[] = [];
+  for (let i = 0; i < BACKLOG; i++) {
+    const bid = i % 2 === 0;
+    const px = (bid ? 480_000 - Math.floor(rnd() * 400) : 1_900_000 + Math.floor(rnd() * 400)) / 10;
+    const sz = rnd() < 0.125 ? 0 : Math.round(rnd() * 10_000) / 1000;
+    const level = JSON.stringify([{ px, sz, n: 1 }]);
+    const levels = bid ? `[${level},[]]` : `[[],${level}]`;
+    const book = `{"updateType":"delta","symbol":"${SYMBOL}","levels":${levels},"timestamp":${nowMs}}`;
+    frames.push(wsFrame(`{"type":"l2Delta","data":{"book":${book}},"topic":"l2delta.${SYMBOL}"}`));
+  }
+  return Buffer.concat(frames);
+}
+
+/**
+ * The local venue (its market flow on) behind a WebSocket front relaying every message both ways; on `go` the front
+ * writes the burst to the bot's market-data connection and at once POSTs /kill to the bot's control server.
+ */
+async function venueSide(seed: number): Promise<void> {
+  const send = (m: FromVenue) => process.send!(m);
+  const venue = await startVenue({ port: 0, seed });
+  const wss = new WebSocketServer({ noServer: true });
+  /** The raw sockets of the bot's connections that subscribed to l2Delta. */
+  const marketSockets = new Set<Socket>();
+  const front = createServer();
+  front.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    wss.handleUpgrade(req, socket, head, (down) => {
+      const up = new WebSocket(venue.wsUrl, { perMessageDeflate: false });
+      const early: string[] = [];
+      up.on('open', () => {
+        for (const m of early.splice(0)) up.send(m);
+      });
+      up.on('message', (data, isBinary) => down.send(data, { binary: isBinary }));
+      down.on('message', (data) => {
+        const text = data.toString();
+        if (text.includes('"l2Delta"')) marketSockets.add(socket);
+        if (up.readyState === WebSocket.OPEN) up.send(text);
+        else early.push(text);
+      });
+      up.on('close', () => down.terminate());
+      down.on('close', () => {
+        marketSockets.delete(socket);
+        up.terminate();
+      });
+      up.on('error', () => down.terminate());
+      down.on('error', () => up.terminate());
+    });
+  });
+  await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+  const { port } = front.address() as AddressInfo;
+  let trial = 0;
+  let frames = burst(seed * 1000 + trial++);
+  process.on('message', (m: ToVenue) => {
+    if (m.kind === 'stop') {
+      front.close();
+      wss.close();
+      void venue.close().then(() => process.exit(0));
+    } else if (m.kind === 'fund') {
+      venue.engine.faucet(m.account, 1_000_000);
+      send({ kind: 'funded' });
+    } else {
+      const url = new URL(m.control);
+      const body = '{"reason":"preempt bench"}';
+      const request =
+        `POST /kill HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n${body}`;
+      const command = connect(Number(url.port), url.hostname);
+      command.on('data', () => undefined);
+      command.on('error', () => undefined);
+      // Connected and accepted while the bot is idle: the trial starts with the command's connection open.
+      command.once('connect', () =>
+        setTimeout(() => {
+          for (const s of marketSockets) s.write(frames);
+          const sentNs = process.hrtime.bigint();
+          command.end(request);
+          send({ kind: 'sent', sentNs: String(sentNs), frames: BACKLOG * marketSockets.size });
+          frames = burst(seed * 1000 + trial++);
+        }, 20),
+      );
+    }
+  });
+  send({ kind: 'listening', url: venue.url, wsUrl: `ws://127.0.0.1:${port}/ws` });
+}
+
+// ------------------------------------------------------------------ bot side
+
+/** One message of `child` matching `kind`. */
+function next<K extends FromVenue['kind']>(child: ChildProcess, kind: K): Promise<Extract<FromVenue, { kind: K }>> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`venue side exited with ${code}`));
+    const onMessage = (m: FromVenue) => {
+      if (m.kind !== kind) return;
+      child.off('message', onMessage).off('exit', onExit);
+      resolve(m as Extract<FromVenue, { kind: K }>);
+    };
+    child.on('message', onMessage).once('exit', onExit);
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, done: () => boolean, timeoutMs = TRIAL_TIMEOUT_MS, everyMs = 1): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(everyMs);
+  }
+}
+
+interface Trial {
+  /** Kill's arrival to the cancel written, ms. */
+  dispatchMs: number;
+  /** Kill's arrival to the last frame of the burst applied to the book, ms. */
+  drainMs: number;
+  /** The cancel waited for a place in flight (see DEFERRED_CANCEL_MS). */
+  deferred: boolean;
+}
+
+/** Book updates the market streams took in (applied, or dropped while a rebuild waited for its snapshot). */
+function bookUpdates(session: TradingSession<LiveVenue>): number {
+  const stats = session.market.bookStats(SYMBOL);
+  return (stats?.deltas ?? 0) + (stats?.dropped ?? 0);
+}
+
+/** The market maker rests quotes the venue acknowledged: a cancel of them goes on the wire at once. */
+function resting(session: TradingSession<LiveVenue>): boolean {
+  return session.execution.openOrders('mm').some((o) => o.orderId !== undefined && (o.status === 'placed' || o.status === 'working'));
+}
+
+async function run(seed: number): Promise<Trial[]> {
+  const child = fork(fileURLToPath(import.meta.url), ['venue-side', String(seed)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const tell = (m: ToVenue) => child.send(m);
+  const { url, wsUrl } = await next(child, 'listening');
+  const key = Keypair.generate();
+  tell({ kind: 'fund', account: key.publicKey });
+  await next(child, 'funded');
+  const strategies = await loadStrategies([
+    {
+      name: 'mm',
+      module: 'market-maker',
+      // config/default.yaml's market maker.
+      params: { symbol: SYMBOL, size: 0.001, halfSpreadBps: 5, levels: 2, levelSpacing: 1, maxPosition: 0.01, skew: 0.5, minIntervalMs: 250 },
+    },
+  ]);
+  const clock = systemClock();
+  const session = await startTrading({
+    venue: connectVenue({ url, wsUrl, dialect: 'v1', network: 'mainnet', clock }),
+    dialect: 'v1',
+    network: 'mainnet',
+    key,
+    nonceStore: new MemoryNonceStore(),
+    strategies,
+    risk: { orderRate: { perSecond: 20, burst: 40 }, cancelRate: { perSecond: 50, burst: 100 } },
+    keepWarmMs: 5,
+  });
+
+  /** What one kill saw: when it was handled and when its cancels were written (process.hrtime ns). */
+  interface Kill {
+    readonly handledNs: bigint;
+    writtenNs?: bigint;
+  }
+  /** Set by the kill: the next batch submitted is the one carrying its cancels. */
+  let armed: Kill | undefined;
+  const submitter = session.venue.submitter;
+  const submit = submitter.submit.bind(submitter);
+  submitter.submit = (request, hooks) => {
+    const trial = armed;
+    armed = undefined;
+    if (trial === undefined) return submit(request, hooks);
+    return submit(request, {
+      onWritten: () => {
+        trial.writtenNs = process.hrtime.bigint();
+        hooks?.onWritten?.();
+      },
+    });
+  };
+  const gate = killSwitchHandlers(session.risk);
+  let pending: Kill | undefined;
+  // The daemon's POST /kill only halts (no new orders); the bench's kill also cancels every order of the strategy, the
+  // intent the stale guard sends when a market's data goes stale.
+  const control = await startControlServer({
+    port: 0,
+    token: TOKEN,
+    metrics: { contentType: 'text/plain', text: async () => '' },
+    ready: () => ({ ready: true, reasons: [] }),
+    status: () => ({}),
+    kill: (reason) => {
+      armed = pending = { handledNs: process.hrtime.bigint() };
+      const answer = gate.kill(reason);
+      session.execution.submit('mm', { kind: 'cancelAll', symbols: [SYMBOL], dataTimeMs: clock.nowMs(), dataVersion: 0 });
+      return answer;
+    },
+    resume: (reason) => gate.resume(reason),
+  });
+
+  const trials: Trial[] = [];
+  try {
+    for (let t = 0; t <= TRIALS; t++) {
+      await until('the market maker quoting', () => resting(session));
+      const before = bookUpdates(session);
+      pending = undefined;
+      tell({ kind: 'go', control: control.url });
+      const { sentNs, frames } = await next(child, 'sent');
+      if (frames !== BACKLOG) throw new Error(`the burst went to ${frames / BACKLOG} market-data connections, not one`);
+      await until('the cancel written', () => pending?.writtenNs !== undefined);
+      await until('the burst applied', () => bookUpdates(session) - before >= frames);
+      const drainNs = process.hrtime.bigint();
+      const { handledNs, writtenNs } = pending!;
+      const ms = (ns: bigint) => Number(ns - BigInt(sentNs)) / 1e6;
+      const deferred = Number(writtenNs! - handledNs) / 1e6 > DEFERRED_CANCEL_MS;
+      if (t > 0) trials.push({ dispatchMs: ms(writtenNs!), drainMs: ms(drainNs), deferred });
+      gate.resume('preempt trial done');
+    }
+  } finally {
+    await control.close();
+    await session.stop({ deadlineMs: 3000 });
+    tell({ kind: 'stop' });
+    await new Promise((r) => child.once('exit', r));
+  }
+  return trials;
+}
+
+/** The value below which `q` of `values` lie (nearest rank). */
+function quantile(values: readonly number[], q: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
+}
+
+if (process.argv[2] === 'venue-side') {
+  await venueSide(Number(process.argv[3]));
+} else {
+  const p99: number[] = [];
+  const p50: number[] = [];
+  const drain: number[] = [];
+  let deferred = 0;
+  for (let r = 0; r < RUNS; r++) {
+    const all = await run(200 + r);
+    const trials = all.filter((t) => !t.deferred);
+    deferred += all.length - trials.length;
+    const dispatch = trials.map((t) => t.dispatchMs);
+    p99.push(quantile(dispatch, 0.99));
+    p50.push(median(dispatch));
+    drain.push(median(trials.map((t) => t.drainMs)));
+  }
+  report(BENCH, 'cancel_dispatch_p99_ms', median(p99), 'ms');
+  report(BENCH, 'cancel_dispatch_p50_ms', median(p50), 'ms');
+  report(BENCH, 'backlog_drain_ms', median(drain), 'ms');
+  report(BENCH, 'backlog_frames', BACKLOG, 'frames');
+  report(BENCH, 'trials', RUNS * TRIALS - deferred, 'trials');
+  report(BENCH, 'trials_deferred_cancel', deferred, 'trials');
+}
