@@ -29,6 +29,8 @@ export interface VenueOptions {
   markets?: readonly MarketConfig[];
   /** Further engine settings (fees, faucet, history limits, ...). */
   engine?: Omit<EngineOptions, 'markets' | 'seed' | 'clock'>;
+  /** Serve this engine (a restart that keeps the venue's state) instead of a new one; `markets` and `engine` are then not used. */
+  resume?: Engine;
   /** Synthetic participants: false disables them. Default on. */
   flow?: boolean | Omit<FlowOptions, 'seed'>;
   /** Flow round interval, ms. Default 250. */
@@ -75,7 +77,7 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
   const oracleKeys = oracleKeySet(opts.oracleKeys ?? []);
   const clock = opts.clock ?? systemClock();
   const seed = opts.seed ?? 1;
-  const engine = new Engine({ ...opts.engine, ...(opts.markets ? { markets: opts.markets } : {}), seed, clock });
+  const engine = opts.resume ?? new Engine({ ...opts.engine, ...(opts.markets ? { markets: opts.markets } : {}), seed, clock });
   const streams = new VenueStreams(engine);
   const publish = () => streams.publishEvents(engine.drainEvents());
   const onInternalError = opts.onInternalError ?? ((e: unknown) => process.stderr.write(`venue internal error: ${(e as Error)?.stack ?? String(e)}\n`));
