@@ -67,6 +67,8 @@ export interface HttpStats {
   rateLimited: number;
   readRetries: number;
   timeouts: number;
+  /** Answers that could not be used: broken HTTP framing, or a 200 whose body is not JSON or fails the schema. */
+  invalidAnswers: number;
   outcomes: Record<SubmitOutcome['outcome'], number>;
 }
 
@@ -107,7 +109,14 @@ export class HttpClient {
   private readonly cancels: TokenBucket;
   private readonly retryAfter: RetryAfterGate;
   private readonly rateLimitMaxWaitMs: number;
-  readonly stats: HttpStats = { requests: 0, rateLimited: 0, readRetries: 0, timeouts: 0, outcomes: { accepted: 0, rejected: 0, unknown: 0 } };
+  readonly stats: HttpStats = {
+    requests: 0,
+    rateLimited: 0,
+    readRetries: 0,
+    timeouts: 0,
+    invalidAnswers: 0,
+    outcomes: { accepted: 0, rejected: 0, unknown: 0 },
+  };
 
   constructor(private readonly opts: HttpClientOptions) {
     const base = new URL(opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
@@ -180,7 +189,9 @@ export class HttpClient {
       if (this.retryAfter.shut) await this.retryAfter.wait(cancelOnly);
       if (!bucket.tryTake()) await bucket.take();
       try {
-        outcome = outcomeOf(this.dialect, request, await this.post(request.encoded.path, request.bodyText, hooks?.onWritten));
+        const answer = await this.post(request.encoded.path, request.bodyText, hooks?.onWritten);
+        outcome = outcomeOf(this.dialect, request, answer);
+        if (outcome.outcome === 'unknown' && answer.status === 200) this.stats.invalidAnswers++;
       } catch (e) {
         const f = e as TransportFailure;
         outcome = f.written
@@ -228,7 +239,7 @@ export class HttpClient {
       let failure: string;
       try {
         answer = await this.send(method, path, body);
-        if (answer.status === 200) return parseBody(parseJson(answer.body));
+        if (answer.status === 200) return this.usable(answer.body, parseBody);
         failure = `HTTP ${answer.status}`;
         if (answer.status === 429) {
           limitedMs += this.rateLimited(answer.retryAfterMs);
@@ -249,6 +260,16 @@ export class HttpClient {
       this.stats.readRetries++;
       const waitMs = Math.max(answer?.retryAfterMs ?? 0, backoffDelayMs(attempt, this.opts.backoff ?? { initialMs: 200, maxMs: 5_000 }, this.opts.random));
       await this.sleep(waitMs);
+    }
+  }
+
+  /** The parsed body of a 200 answer; one that is not JSON or fails `parseBody` is counted, and its error thrown. */
+  private usable<T>(body: string, parseBody: (json: unknown) => T): T {
+    try {
+      return parseBody(parseJson(body));
+    } catch (e) {
+      this.stats.invalidAnswers++;
+      throw e;
     }
   }
 
@@ -274,9 +295,10 @@ export class HttpClient {
           settle();
           resolve({ status, body: text, retryAfterMs: retryAfterMs(headers.get('retry-after')) });
         },
-        failed: (message) => {
+        failed: (message, malformed) => {
           if (settled) return;
           settle();
+          if (malformed) this.stats.invalidAnswers++;
           reject(new TransportFailure(message, written, false));
         },
       });
@@ -329,7 +351,15 @@ export class HttpClient {
         written = true;
         onWritten?.();
       });
-      req.on('error', (e) => fail(e.message));
+      let malformed = false;
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        // llhttp's codes: the answer broke HTTP framing (not a lost connection); counted once per request.
+        if (!malformed && e.code?.startsWith('HPE_')) {
+          malformed = true;
+          this.stats.invalidAnswers++;
+        }
+        fail(e.message);
+      });
       req.end(body);
     });
   }

@@ -7,7 +7,8 @@ import { connect, type Socket } from 'node:net';
 export interface RawHandlers {
   written(): void;
   answer(status: number, headers: ReadonlyMap<string, string>, body: string): void;
-  failed(message: string): void;
+  /** `malformed`: the answer broke HTTP framing (not a lost connection). */
+  failed(message: string, malformed?: boolean): void;
 }
 
 export interface RawPoolOptions {
@@ -162,7 +163,7 @@ class Connection {
     this.buf = undefined;
     if ('error' in parsed) {
       this.socket.destroy();
-      return handlers.failed(parsed.error);
+      return handlers.failed(parsed.error, true);
     }
     if (parsed.keepAlive) this.pool.release(this);
     else this.socket.destroy();

@@ -43,6 +43,7 @@ export interface PerpbotMetrics {
   readonly topicsRefused: Counter;
   readonly staleTopics: Gauge;
   readonly httpRateLimited: Counter;
+  readonly httpAnswersInvalid: Counter;
   readonly streamDataAgeSeconds: Gauge<'topic'>;
   readonly bookUpdates: Counter<'symbol'>;
   readonly positionBase: Gauge<'account' | 'symbol'>;
@@ -122,6 +123,10 @@ export function createMetrics(): PerpbotMetrics {
     topicsRefused: counter('perpbot_ws_topics_refused_total', 'Stream topics the venue refused to subscribe (count).'),
     staleTopics: gauge('perpbot_stream_stale_topics', 'Stream topics without fresh data now: their markets are not quoted (count).'),
     httpRateLimited: counter('perpbot_http_rate_limited_total', 'HTTP answers 429 (rate limited); requests waited out Retry-After (count).'),
+    httpAnswersInvalid: counter(
+      'perpbot_http_answers_invalid_total',
+      'HTTP answers that could not be used: broken HTTP framing, or a 200 whose body is not JSON or fails the schema (count).',
+    ),
     streamDataAgeSeconds: gauge('perpbot_stream_data_age_seconds', 'Age of the latest data per stream topic (kind:symbol), seconds.', ['topic']),
     bookUpdates: counter('perpbot_book_updates_total', 'Order book updates applied, by symbol (count).', ['symbol']),
     positionBase: gauge('perpbot_position_base', 'Signed position size by account and symbol, base units (long > 0).', ['account', 'symbol']),

@@ -155,6 +155,7 @@ export function wireMetrics(
         frames.add(`${account.name}/${kind}`, n, (d) => m.framesInvalid.inc({ kind }, d));
       frames.add(`${account.name}/refused`, session.venue.pool.stats.refusedTopics, (d) => m.topicsRefused.inc(d));
       frames.add(`${account.name}/429`, session.venue.http.stats.rateLimited, (d) => m.httpRateLimited.inc(d));
+      frames.add(`${account.name}/httpInvalid`, session.venue.http.stats.invalidAnswers, (d) => m.httpAnswersInvalid.inc(d));
       stale += session.staleStreams().size;
       const state = session.accountState();
       for (const symbol of session.symbols) {

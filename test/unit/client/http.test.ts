@@ -167,7 +167,7 @@ describe('HttpClient.warm (keep-warm dry run)', () => {
       await new Promise((r) => setTimeout(r, 30));
       expect(venue.requests.size).toBe(0);
       expect((venue as unknown as { conns: Set<unknown> }).conns.size).toBe(0); // not even a socket opened
-      expect(limited.stats).toEqual({ requests: 0, rateLimited: 0, readRetries: 0, timeouts: 0, outcomes: { accepted: 0, rejected: 0, unknown: 0 } });
+      expect(limited.stats).toEqual({ requests: 0, rateLimited: 0, readRetries: 0, timeouts: 0, invalidAnswers: 0, outcomes: { accepted: 0, rejected: 0, unknown: 0 } });
       venue.answers.push({ status: 200, body: OK([{ resting: { oid: key(0x44) } }]) });
       expect(await limited.submit(request)).toMatchObject({ outcome: 'accepted' });
       expect(text.mock.calls[5]).toEqual(['POST', '/api/v1/order', request.bodyText]);
@@ -262,5 +262,45 @@ describe('rate limiting', () => {
     expect(signed({ type: 'faucet', user: KEY.publicKey }).encoded.cancelOnly).toBe(false);
     expect(signed([{ cx: { c: 'BTC-USD', oid: key(0x44) } }, { cxa: { c: [] } }], 'current').encoded.cancelOnly).toBe(true);
     expect(signed([{ l: { c: 'BTC-USD', b: true, px: 100, sz: 1, tif: 'GTC', r: false, i: false } }], 'current').encoded.cancelOnly).toBe(false);
+  });
+});
+
+describe('answers that cannot be used', () => {
+  /** A server that writes `raw` (a whole HTTP answer, possibly broken) to every request, then closes. */
+  async function rawServer(raw: string): Promise<{ url: string; close: () => Promise<void> }> {
+    const { createServer } = await import('node:net');
+    const server = createServer((socket) => {
+      socket.once('data', () => socket.end(raw, 'latin1'));
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    return { url: `http://127.0.0.1:${port}/api/v1`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  }
+
+  it('a 200 read whose body is not JSON or fails the schema, and an unreadable 200 to an action, are counted', async () => {
+    venue.answers.push({ status: 200, body: '{"truncated' }, { status: 200, body: '[{"openOrder":1}]' }, { status: 200, body: '{"status":"ok"' });
+    await expect(http.account('openOrders', key(1))).rejects.toThrow();
+    await expect(http.account('openOrders', key(1))).rejects.toThrow();
+    expect((await http.submit(signed(PLACE))).outcome).toBe('unknown');
+    expect(http.stats.invalidAnswers).toBe(3);
+    venue.setBook('BTC-USD', [], []);
+    await http.l2book('BTC-USD');
+    expect(http.stats.invalidAnswers).toBe(3);
+  });
+
+  it('an answer with broken HTTP framing is counted, to a read (node:http) and to an action (raw pool)', async () => {
+    for (const raw of ['HTTP/1.1 2x0 OK\r\ncontent-length: 2\r\n\r\n[]', 'HTTP/1.1 200 OK\r\ncontent-length: abc\r\n\r\n[]', 'HTTP/1.1 200 OK\r\nno colon\r\n\r\n']) {
+      const server = await rawServer(raw);
+      const client = new HttpClient({ baseUrl: server.url, readRetries: 0, timeoutMs: 2000, spareSockets: 0 });
+      try {
+        await expect(client.exchangeInfo()).rejects.toThrow();
+        expect((await client.submit(signed(PLACE))).outcome).toBe('unknown');
+        expect(client.stats.invalidAnswers).toBe(2);
+      } finally {
+        client.close();
+        await server.close();
+      }
+    }
   });
 });

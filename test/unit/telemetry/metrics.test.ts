@@ -15,6 +15,7 @@ const PERPBOT_METRICS = [
   'perpbot_ws_topics_refused_total',
   'perpbot_stream_stale_topics',
   'perpbot_http_rate_limited_total',
+  'perpbot_http_answers_invalid_total',
   'perpbot_stream_data_age_seconds',
   'perpbot_book_updates_total',
   'perpbot_position_base',
