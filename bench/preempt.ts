@@ -1,6 +1,7 @@
 // Bench `preempt` (commands before data): while 100,000 l2Delta frames wait at the bot's WebSocket, how long a kill takes
 // from its arrival to the cancel's bytes handed to the socket. Runs as two processes: this one is the bot, and the same file
 // started with `venue-side` is the venue (the local venue behind a WebSocket front that can burst) and the commander.
+// Each kill with the burst is followed by one without it: the control, what the machine allows (`*_no_backlog_*`).
 // Invariants: the burst and the command leave the venue side together; both sides stamp with CLOCK_MONOTONIC
 // (process.hrtime), so one process's stamp is comparable with the other's; values are medians over RUNS fresh pairs.
 
@@ -24,7 +25,7 @@ const BENCH = 'preempt';
 const SYMBOL = 'BTC-USD';
 const BACKLOG = 100_000;
 const RUNS = 5;
-/** Trials per run after one warm-up trial. */
+/** Trials per run with the burst, each followed by one without it (the control); after one warm-up pair. */
 const TRIALS = 10;
 const TOKEN = 'preempt-bench';
 /** No trial may take longer than this (a burst not drained, a cancel never written), ms. */
@@ -36,7 +37,7 @@ const TRIAL_TIMEOUT_MS = 60_000;
 const DEFERRED_CANCEL_MS = 2;
 
 /** Messages between the two processes. */
-type ToVenue = { kind: 'fund'; account: string } | { kind: 'go'; control: string } | { kind: 'stop' };
+type ToVenue = { kind: 'fund'; account: string } | { kind: 'go'; control: string; backlog: boolean } | { kind: 'stop' };
 type FromVenue = { kind: 'listening'; url: string; wsUrl: string } | { kind: 'funded' } | { kind: 'sent'; sentNs: string; frames: number };
 
 // ------------------------------------------------------------------ venue side
@@ -128,11 +129,11 @@ async function venueSide(seed: number): Promise<void> {
       // Connected and accepted while the bot is idle: the trial starts with the command's connection open.
       command.once('connect', () =>
         setTimeout(() => {
-          for (const s of marketSockets) s.write(frames);
+          if (m.backlog) for (const s of marketSockets) s.write(frames);
           const sentNs = process.hrtime.bigint();
           command.end(request);
-          send({ kind: 'sent', sentNs: String(sentNs), frames: BACKLOG * marketSockets.size });
-          frames = burst(seed * 1000 + trial++);
+          send({ kind: 'sent', sentNs: String(sentNs), frames: m.backlog ? BACKLOG * marketSockets.size : 0 });
+          if (m.backlog) frames = burst(seed * 1000 + trial++);
         }, 20),
       );
     }
@@ -166,9 +167,11 @@ async function until(what: string, done: () => boolean, timeoutMs = TRIAL_TIMEOU
 }
 
 interface Trial {
+  /** With the burst (else the same kill on a quiet connection: what the machine allows). */
+  backlog: boolean;
   /** Kill's arrival to the cancel written, ms. */
   dispatchMs: number;
-  /** Kill's arrival to the last frame of the burst applied to the book, ms. */
+  /** Kill's arrival to the last frame of the burst applied to the book, ms (0 without one). */
   drainMs: number;
   /** The cancel waited for a place in flight (see DEFERRED_CANCEL_MS). */
   deferred: boolean;
@@ -253,20 +256,22 @@ async function run(seed: number): Promise<Trial[]> {
 
   const trials: Trial[] = [];
   try {
-    for (let t = 0; t <= TRIALS; t++) {
+    // A warm-up pair, then TRIALS pairs: with the burst, and without it.
+    for (let t = 0; t <= 2 * TRIALS + 1; t++) {
+      const backlog = t % 2 === 0;
       await until('the market maker quoting', () => resting(session));
       const before = bookUpdates(session);
       pending = undefined;
-      tell({ kind: 'go', control: control.url });
+      tell({ kind: 'go', control: control.url, backlog });
       const { sentNs, frames } = await next(child, 'sent');
-      if (frames !== BACKLOG) throw new Error(`the burst went to ${frames / BACKLOG} market-data connections, not one`);
+      if (frames !== (backlog ? BACKLOG : 0)) throw new Error(`the burst went to ${frames / BACKLOG} market-data connections, not one`);
       await until('the cancel written', () => pending?.writtenNs !== undefined);
       await until('the burst applied', () => bookUpdates(session) - before >= frames);
       const drainNs = process.hrtime.bigint();
       const { handledNs, writtenNs } = pending!;
       const ms = (ns: bigint) => Number(ns - BigInt(sentNs)) / 1e6;
       const deferred = Number(writtenNs! - handledNs) / 1e6 > DEFERRED_CANCEL_MS;
-      if (t > 0) trials.push({ dispatchMs: ms(writtenNs!), drainMs: ms(drainNs), deferred });
+      if (t > 1) trials.push({ backlog, dispatchMs: ms(writtenNs!), drainMs: backlog ? ms(drainNs) : 0, deferred });
       gate.resume('preempt trial done');
     }
   } finally {
@@ -289,21 +294,30 @@ if (process.argv[2] === 'venue-side') {
 } else {
   const p99: number[] = [];
   const p50: number[] = [];
+  const idleP99: number[] = [];
+  const idleP50: number[] = [];
   const drain: number[] = [];
+  let used = 0;
   let deferred = 0;
   for (let r = 0; r < RUNS; r++) {
     const all = await run(200 + r);
     const trials = all.filter((t) => !t.deferred);
+    used += trials.length;
     deferred += all.length - trials.length;
-    const dispatch = trials.map((t) => t.dispatchMs);
+    const dispatch = trials.filter((t) => t.backlog).map((t) => t.dispatchMs);
+    const idle = trials.filter((t) => !t.backlog).map((t) => t.dispatchMs);
     p99.push(quantile(dispatch, 0.99));
     p50.push(median(dispatch));
-    drain.push(median(trials.map((t) => t.drainMs)));
+    idleP99.push(quantile(idle, 0.99));
+    idleP50.push(median(idle));
+    drain.push(median(trials.filter((t) => t.backlog).map((t) => t.drainMs)));
   }
   report(BENCH, 'cancel_dispatch_p99_ms', median(p99), 'ms');
   report(BENCH, 'cancel_dispatch_p50_ms', median(p50), 'ms');
+  report(BENCH, 'cancel_dispatch_no_backlog_p99_ms', median(idleP99), 'ms');
+  report(BENCH, 'cancel_dispatch_no_backlog_p50_ms', median(idleP50), 'ms');
   report(BENCH, 'backlog_drain_ms', median(drain), 'ms');
   report(BENCH, 'backlog_frames', BACKLOG, 'frames');
-  report(BENCH, 'trials', RUNS * TRIALS - deferred, 'trials');
+  report(BENCH, 'trials', used, 'trials');
   report(BENCH, 'trials_deferred_cancel', deferred, 'trials');
 }
