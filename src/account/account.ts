@@ -47,6 +47,8 @@ class UserAccount {
   ) {
     this.events$ = new Observable<AccountEvent>((subscriber) => {
       const seen: Seen = { orders: new KeyCounts(), fills: new KeyCounts() };
+      /** Fills the stream delivered, by key (equal fills counted): the n-th equal one is new only beyond n emitted. */
+      const streamedFills = new KeyCounts();
       let baseline: Baseline | undefined;
       const syncs = new Subject<Sync>();
       const emitOrder = (update: VenueOrder, source: 'stream' | 'reconcile') => subscriber.next({ type: 'orderUpdate', update, source });
@@ -84,9 +86,15 @@ class UserAccount {
             seen.orders.add(key);
             return emitOrder(u.order, 'stream');
           }
-          case 'fill':
-            seen.fills.add(fillKey(u.fill));
+          case 'fill': {
+            // The reconciliation's queries may have emitted it already (the stream delivered it late): not repeated.
+            const key = fillKey(u.fill);
+            const nth = streamedFills.count(key);
+            streamedFills.add(key);
+            if (nth < seen.fills.count(key)) return;
+            seen.fills.add(key);
             return emitFill(u.fill, 'stream');
+          }
           case 'liquidation':
             return subscriber.next({ type: 'liquidation', liquidation: u.liquidation });
           default:

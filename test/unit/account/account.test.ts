@@ -110,4 +110,21 @@ describe('AccountStreams', () => {
     expect(fills).toEqual([fill(A, 20n), fill(A, 30n)]);
     expect(updates).toEqual([expect.objectContaining({ orderId: A, status: 'filled', filledSize: 2, remainingSize: 0, maker: true, venueTimeNs: 40n })]);
   });
+
+  it('a fill the reconciliation already emitted is not repeated when the stream delivers it late; equal stream fills both pass', async () => {
+    const source = new FakeAccountSource();
+    const streams = new AccountStreams({ source });
+    const fills: Fill[] = [];
+    streams.fills$(USER).subscribe((f) => fills.push(f));
+    source.stream.next(snapshot(order(A)));
+    await flushPromises();
+    // The stream was away: the next snapshot's queries already show the fill the stream still has in flight.
+    source.fillRows = [fill(A, 30n)];
+    source.stream.next(snapshot(order(A)));
+    await flushPromises();
+    source.stream.next({ kind: 'fill', fill: fill(A, 30n) });
+    source.stream.next({ kind: 'fill', fill: fill(A, 50n) });
+    source.stream.next({ kind: 'fill', fill: fill(A, 50n) });
+    expect(fills).toEqual([fill(A, 30n), fill(A, 50n), fill(A, 50n)]);
+  });
 });
