@@ -3,7 +3,7 @@
 // returned at once, each naming the key path that must change; nothing here does I/O beyond reading key files.
 
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { MarketRules } from '../../core/market-data.js';
 import { ValidationError } from '../../core/errors.js';
 import { formatPath, type Issue } from '../../core/schema.js';
@@ -12,7 +12,7 @@ import { withRiskDefaults } from '../../risk/config.js';
 import { roundToLot, type SizeDeclaration } from '../../strategy/api.js';
 import type { LoadedStrategy } from '../../strategy/loader.js';
 import type { KeyPath } from './interpolate.js';
-import type { DaemonConfig } from './schema.js';
+import { isSecretKey, type DaemonConfig } from './schema.js';
 
 /**
  * Problems of a schema-valid config: account names unique; agentOf names another account that is not
@@ -74,6 +74,11 @@ export function keyFileIssues(accounts: readonly KeyFileEntry[], baseDir: string
     if (typeof a.keyFile !== 'string' || a.keyFile === '') return;
     const file = resolve(baseDir, a.keyFile);
     const field = `accounts[${i}].keyFile`;
+    // A missing file whose name reads as a secret key is a secret given where a path goes (was secretKey meant?).
+    if (!existsSync(file) && isSecretKey(basename(file))) {
+      out.push({ field, message: 'names no file and reads as a secret key (value not shown): give a key as secretKey, not keyFile' });
+      return;
+    }
     if (!existsSync(file)) {
       if (a.createKey !== true) out.push({ field, message: `${file} does not exist (set createKey: true to create it)` });
       return;

@@ -167,7 +167,8 @@ const integer = (min: number, max: number) => number({ integer: true, min, max }
 const accountName = string({ maxLength: 32, pattern: /^[a-z0-9_-]{1,32}$/, patternName: '1 to 32 of a-z, 0-9, _ and -' });
 const anything = custom<unknown>('any value', (v) => v);
 
-function isSecretKey(text: string): boolean {
+/** True when `text` is the base58 text of a secret key (a 32-byte seed or a 64-byte keypair). */
+export function isSecretKey(text: string): boolean {
   try {
     Keypair.fromBase58(text);
     return true;
