@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ReadinessLog, secondHalfSlopeMbPerHour, slope, type Sample } from './figures.js';
 
-const at = (atS: number, rssMb: number): Sample => ({ atS, rssMb, heapUsedMb: 0, loopDelayP99Ms: 0, orderEvents: 0, fills: 0 });
+const at = (atS: number, rssMb: number): Sample => ({ atS, rssMb, heapUsedMb: 0, loopDelayP99Ms: 0, ordersPlaced: 0, fills: 0 });
 
 describe('soak figures', () => {
   it('slope: the least-squares line through exact and noisy points', () => {

@@ -9,8 +9,8 @@ export interface Sample {
   readonly heapUsedMb: number;
   /** nodejs_eventloop_lag_p99_seconds of the interval since the previous reading, ms. */
   readonly loopDelayP99Ms: number;
-  /** Order events so far (every status), count. */
-  readonly orderEvents: number;
+  /** Orders the venue acknowledged (status placed) so far, count. */
+  readonly ordersPlaced: number;
   readonly fills: number;
 }
 

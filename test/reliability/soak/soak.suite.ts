@@ -63,7 +63,7 @@ function readingOf(text: string, atS: number): Sample {
     rssMb: need('process_resident_memory_bytes') / MB,
     heapUsedMb: need('nodejs_heap_size_used_bytes') / MB,
     loopDelayP99Ms: need('nodejs_eventloop_lag_p99_seconds') * 1000,
-    orderEvents: total(text, 'perpbot_order_events_total'),
+    ordersPlaced: sample(text, 'perpbot_order_events_total', { status: 'placed' }) ?? 0,
     fills: total(text, 'perpbot_fills_total'),
   };
 }
@@ -133,7 +133,7 @@ it(`soak (${PROFILE}, ${MINUTES} min): no crash, readiness kept, memory flat`, a
       slopeMbPerHour: round(secondHalfSlopeMbPerHour(samples, (s) => s.heapUsedMb)),
     },
     eventLoopDelayP99Ms: { max: round(Math.max(...lags)), median: round(median(lags)) },
-    orderEvents: last?.orderEvents ?? 0,
+    ordersPlaced: last?.ordersPlaced ?? 0,
     fills: last?.fills ?? 0,
     notReady: { longestS: round(readiness.longestS(), 1), totalS: round(readiness.totalS(), 1), stretches: readiness.all() },
     exit: exitCode ?? null,
@@ -142,7 +142,7 @@ it(`soak (${PROFILE}, ${MINUTES} min): no crash, readiness kept, memory flat`, a
   if (crashed !== undefined) violations.push(`the daemon exited (${crashed}) after ${round(ranS, 1)} s of ${MINUTES * 60} s`);
   else if (exitCode !== 0) violations.push(`exit on SIGTERM: ${exitCode}, not 0`);
   if (figures.notReady.longestS > NOT_READY_BOUND_S) violations.push(`unready for ${figures.notReady.longestS} s (bound ${NOT_READY_BOUND_S} s)`);
-  if (figures.orderEvents === 0) violations.push('no order event: the market maker never quoted');
+  if (figures.ordersPlaced === 0) violations.push('no order placed: the market maker never quoted');
   if (figures.rssMb.slopeMbPerHour > SLOPE_BOUNDS_MB_PER_HOUR.rss)
     violations.push(`RSS slope ${figures.rssMb.slopeMbPerHour} MB/h (bound ${SLOPE_BOUNDS_MB_PER_HOUR.rss})`);
   if (figures.heapUsedMb.slopeMbPerHour > SLOPE_BOUNDS_MB_PER_HOUR.heap)
@@ -158,7 +158,7 @@ it(`soak (${PROFILE}, ${MINUTES} min): no crash, readiness kept, memory flat`, a
       row('heap first / last / max MB', `${figures.heapUsedMb.first} / ${figures.heapUsedMb.last} / ${figures.heapUsedMb.max}`) +
       row('heap slope MB/h', String(figures.heapUsedMb.slopeMbPerHour), `bound ${SLOPE_BOUNDS_MB_PER_HOUR.heap}`) +
       row('loop delay p99 max/med ms', `${figures.eventLoopDelayP99Ms.max} / ${figures.eventLoopDelayP99Ms.median}`) +
-      row('order events / fills', `${figures.orderEvents} / ${figures.fills}`) +
+      row('orders placed / fills', `${figures.ordersPlaced} / ${figures.fills}`) +
       row('unready longest / total s', `${figures.notReady.longestS} / ${figures.notReady.totalS}`, `bound ${NOT_READY_BOUND_S}`) +
       row('exit', String(figures.exit)) +
       `violations: ${violations.length === 0 ? 'none' : `\n  ${violations.join('\n  ')}`}\n`,
