@@ -66,8 +66,9 @@ function parseAnswer(buf: Buffer, closed: boolean, maxBodyBytes: number): Parsed
     if (/chunked/i.test(headers.get('transfer-encoding') ?? '')) return parseChunked(buf, bodyStart, status, headers, keepAlive, maxBodyBytes);
     const length = headers.get('content-length');
     if (length !== undefined) {
-      const n = Number(length);
-      if (!Number.isSafeInteger(n) || n < 0) return { error: 'malformed content-length' };
+      // 1*DIGIT (RFC 9110 §8.6): Number() would also take 1e3, 0x10, +5 or 5.0.
+      const n = /^\d+$/.test(length) ? Number(length) : Number.NaN;
+      if (!Number.isSafeInteger(n)) return { error: 'malformed content-length' };
       if (n > maxBodyBytes) return { error: `answer larger than ${maxBodyBytes} bytes` };
       if (buf.length < bodyStart + n) return undefined;
       return { status, headers, body: buf.toString('utf8', bodyStart, bodyStart + n), keepAlive: keepAlive && buf.length === bodyStart + n };

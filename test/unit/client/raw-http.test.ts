@@ -91,6 +91,14 @@ describe('RawHttpPool', () => {
     expect(await send(p)).toEqual({ written: true, error: 'answer larger than 1000 bytes' });
   });
 
+  it('a content-length that is not plain digits (1e2, 0x10, +5, 5.0) is a malformed answer, not a lost connection', async () => {
+    const lengths = ['1e2', '0x10', '+5', '5.0'];
+    const { server, port } = await rawServer(lengths.map((l) => `HTTP/1.1 200 OK\r\nContent-Length: ${l}\r\n\r\n{"ok":true}`));
+    cleanup.push(() => server.close());
+    const p = pool(port);
+    for (const _ of lengths) expect(await send(p)).toEqual({ written: true, error: 'malformed content-length' });
+  });
+
   it('close() fails the request in flight; the pool still serves later requests', async () => {
     const { server, port } = await rawServer(['HANG', 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok']);
     cleanup.push(() => server.close());
