@@ -143,9 +143,10 @@ function tally(row: ClassRow, r: RawExchange, inputs: number): void {
   row.inputs += inputs;
   const answers = r.statuses.filter((s) => s !== 101);
   for (const s of answers) {
-    if (s >= 500 || s < 100) row.status5xx++;
+    // -1: bytes after an answer that do not start one (a HEAD answer has a content-length and no body); not a status.
+    if (s >= 500) row.status5xx++;
     else if (s >= 400) row.status4xx++;
-    else row.status2xx++;
+    else if (s >= 100) row.status2xx++;
   }
   if (r.end === 'closed') row.closed++;
   if (r.end === 'timeout') row.timeouts++;
