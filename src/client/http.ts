@@ -223,11 +223,14 @@ export class HttpClient {
     this.raw?.close();
   }
 
-  /** Counts a 429 and shuts the gate for its Retry-After; returns that wait, ms. */
+  /**
+   * Counts a 429 and shuts the gate for its Retry-After, at most rateLimitMaxWaitMs (a venue asking for days must not
+   * hold every later request, cancels included: each gives up by its own budget); returns the asked wait, ms.
+   */
   private rateLimited(retryAfterMs: number | undefined): number {
     this.stats.rateLimited++;
     const waitMs = Math.max(MIN_RETRY_AFTER_MS, retryAfterMs ?? DEFAULT_RETRY_AFTER_MS);
-    this.retryAfter.pause(waitMs);
+    this.retryAfter.pause(Math.min(waitMs, this.rateLimitMaxWaitMs));
     return waitMs;
   }
 

@@ -167,7 +167,14 @@ describe('HttpClient.warm (keep-warm dry run)', () => {
       await new Promise((r) => setTimeout(r, 30));
       expect(venue.requests.size).toBe(0);
       expect((venue as unknown as { conns: Set<unknown> }).conns.size).toBe(0); // not even a socket opened
-      expect(limited.stats).toEqual({ requests: 0, rateLimited: 0, readRetries: 0, timeouts: 0, invalidAnswers: 0, outcomes: { accepted: 0, rejected: 0, unknown: 0 } });
+      expect(limited.stats).toEqual({
+        requests: 0,
+        rateLimited: 0,
+        readRetries: 0,
+        timeouts: 0,
+        invalidAnswers: 0,
+        outcomes: { accepted: 0, rejected: 0, unknown: 0 },
+      });
       venue.answers.push({ status: 200, body: OK([{ resting: { oid: key(0x44) } }]) });
       expect(await limited.submit(request)).toMatchObject({ outcome: 'accepted' });
       expect(text.mock.calls[5]).toEqual(['POST', '/api/v1/order', request.bodyText]);
@@ -255,6 +262,25 @@ describe('rate limiting', () => {
     limited.close();
   });
 
+  it('a huge Retry-After shuts the client for at most rateLimitMaxWaitMs: later requests, cancels included, are not held for days', async () => {
+    const waits: number[] = [];
+    const patient = new HttpClient({ baseUrl: venue.httpUrl, rateLimitMaxWaitMs: 1_500, sleep: async (ms) => void waits.push(ms) });
+    try {
+      const limited = {
+        status: 429,
+        body: JSON.stringify({ status: 'error', error: { code: 'RATE_LIMITED', message: 'slow down' } }),
+        headers: { 'retry-after': '2000000' },
+      };
+      venue.answers.push(limited, { status: 200, body: OK([{ cancelled: { oid: key(0x44) } }]) });
+      expect(await patient.submit(signed(PLACE))).toMatchObject({ outcome: 'rejected', httpStatus: 429, retryAfterMs: 2_000_000_000 });
+      expect(await patient.submit(signed(CANCEL))).toMatchObject({ outcome: 'accepted' });
+      expect(waits.length).toBeGreaterThan(0);
+      expect(Math.max(...waits)).toBeLessThanOrEqual(1_500);
+    } finally {
+      patient.close();
+    }
+  });
+
   it('classifies cancel-only actions in both dialects', () => {
     expect(signed(CANCEL).encoded.cancelOnly).toBe(true);
     expect(signed({ type: 'order', orders: [{ cancelAll: { c: [] } }] }).encoded.cancelOnly).toBe(true);
@@ -290,7 +316,11 @@ describe('answers that cannot be used', () => {
   });
 
   it('an answer with broken HTTP framing is counted, to a read (node:http) and to an action (raw pool)', async () => {
-    for (const raw of ['HTTP/1.1 2x0 OK\r\ncontent-length: 2\r\n\r\n[]', 'HTTP/1.1 200 OK\r\ncontent-length: abc\r\n\r\n[]', 'HTTP/1.1 200 OK\r\nno colon\r\n\r\n']) {
+    for (const raw of [
+      'HTTP/1.1 2x0 OK\r\ncontent-length: 2\r\n\r\n[]',
+      'HTTP/1.1 200 OK\r\ncontent-length: abc\r\n\r\n[]',
+      'HTTP/1.1 200 OK\r\nno colon\r\n\r\n',
+    ]) {
       const server = await rawServer(raw);
       const client = new HttpClient({ baseUrl: server.url, readRetries: 0, timeoutMs: 2000, spareSockets: 0 });
       try {
