@@ -13,7 +13,7 @@ import type { MarketRules } from '../core/market-data.js';
 import type { Dialect, Network } from '../core/types.js';
 import { Execution, type ExecutionOptions, type StopReport } from '../execution/engine.js';
 import type { ExecutionMetrics } from '../execution/metrics.js';
-import { keepWarm, type KeepWarm } from '../latency/keep-warm.js';
+import { checkKeepWarmMs, keepWarm, type KeepWarm } from '../latency/keep-warm.js';
 import type { BookView } from '../market/book.js';
 import { MarketStreams } from '../market/market.js';
 import { codecFor } from '../protocol/codecs.js';
@@ -162,8 +162,7 @@ async function openSession<V extends Venue>(opts: TradingOptions<V>, held: Held)
   const { clock, scheduler } = venue;
   const logger = opts.logger ?? venue.logger ?? silentLogger;
   const keepWarmMs = opts.keepWarmMs ?? 0;
-  if (keepWarmMs !== 0 && !(keepWarmMs >= 1 && Number.isFinite(keepWarmMs)))
-    throw new RangeError(`keepWarmMs must be 0 (off) or a number >= 1, got ${keepWarmMs}`);
+  if (keepWarmMs !== 0) checkKeepWarmMs(keepWarmMs);
   const { subscriptions } = held;
   const account = opts.account ?? opts.key.publicKey;
   const market = new MarketStreams({ source: venue.market, scheduler });

@@ -8,9 +8,14 @@ export interface KeepWarm {
   stop(): void;
 }
 
+/** Throws RangeError unless `everyMs` is a usable keep-warm interval (a finite number of ms >= 1). */
+export function checkKeepWarmMs(everyMs: number): void {
+  if (!(everyMs >= 1 && Number.isFinite(everyMs))) throw new RangeError(`keepWarmMs must be 0 (off) or a number >= 1, got ${everyMs}`);
+}
+
 /** Runs every rehearsal, in order, each `everyMs` ms (>= 1) until stopped. Throws RangeError for another interval. */
 export function keepWarm(rehearsals: readonly Rehearsal[], everyMs: number): KeepWarm {
-  if (!(everyMs >= 1 && Number.isFinite(everyMs))) throw new RangeError(`keep-warm interval must be a number of ms >= 1, got ${everyMs}`);
+  checkKeepWarmMs(everyMs);
   const timer = setInterval(() => {
     for (const r of rehearsals) r.rehearse();
   }, everyMs);
