@@ -19,6 +19,7 @@ import {
   type Infer,
   type Schema,
 } from '../../core/schema.js';
+import { backtestConfigSchema, type BacktestConfig } from '../../backtest/config.js';
 import { DEFAULT_JOURNAL_PATH } from '../../store/index.js';
 import { DEFAULT_CONTROL_PORT } from '../../telemetry/index.js';
 import { ValidationError } from '../../core/errors.js';
@@ -145,6 +146,8 @@ export interface DaemonConfig {
     /** Keep-warm interval, ms (the session's keepWarmMs: a dry run of the hot path between bursts); 0: off. Default 5. */
     keepWarmMs: number;
   };
+  /** `perpbot backtest` only: the simulated exchange's models (src/backtest/config.ts, docs/backtest.md). Default {}. */
+  backtest: BacktestConfig;
 }
 
 const STRICT = { strict: true } as const;
@@ -275,6 +278,7 @@ const fileSchema = complete({
     }),
   ),
   latency: defaulted(complete({ dedicatedCpu: optional(integer(0, 4095)), keepWarmMs: withDefault(integer(0, 60_000), 5) })),
+  backtest: backtestConfigSchema,
 });
 
 /**

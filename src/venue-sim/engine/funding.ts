@@ -39,6 +39,11 @@ export function fundingRate(m: Market, params: FundingParams): number {
   return rate > cap ? cap : rate < -cap ? -cap : rate;
 }
 
+/** What a position of `lots` pays or receives for one interval at `absRate` and `mark` (USD): round(|size| × mark × |rate|), quote units. */
+export function fundingUnits(m: Market, lots: number, mark: number, absRate: number, quoteScale: number): bigint {
+  return BigInt(Math.round(Math.abs(m.size(lots)) * mark * absRate * quoteScale));
+}
+
 /**
  * Pays one interval's funding at `tsNs`: with a positive rate longs pay and shorts receive (and the
  * reverse). Payers pay round(|size| × mark × |rate|); the total is shared among receivers in
@@ -61,7 +66,7 @@ export function payFunding(st: State, m: Market, params: FundingParams, tsNs: bi
   for (const a of m.holders) {
     const p = a.positions[m.index]!;
     if (p.lots > 0 === longsPay) {
-      const units = BigInt(Math.round(Math.abs(m.size(p.lots)) * mark * absRate * st.quoteScale));
+      const units = fundingUnits(m, p.lots, mark, absRate, st.quoteScale);
       payers.push(p);
       payerAmounts.push(units);
       total += units;

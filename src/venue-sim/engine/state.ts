@@ -16,6 +16,11 @@ import type { CloseReason, ClosedPositionRow, EngineEvent, FillRecord, OrderStat
 
 const ORDER_POOL_MAX = 1024;
 
+/** The fee of `lots` at `ticks` at fee fraction `rate`, in whole quote units (negative: a rebate). */
+export function feeUnits(m: Market, ticks: number, lots: number, rate: number): number {
+  return Math.round(ticks * lots * m.unitsPerTickLot * rate) || 0;
+}
+
 export interface StateLimits {
   historyLimit: number;
   dedupeWindow: number;
@@ -229,9 +234,8 @@ export class State {
   trade(taker: Order, maker: Order, lots: number, ticks: number, takerReason: CloseReason): void {
     const m = taker.market;
     const value = ticks * lots;
-    const units = value * m.unitsPerTickLot;
-    const makerFee = Math.round(units * m.makerFeeRate) || 0;
-    const takerFee = Math.round(units * m.takerFeeRate) || 0;
+    const makerFee = feeUnits(m, ticks, lots, m.makerFeeRate);
+    const takerFee = feeUnits(m, ticks, lots, m.takerFeeRate);
     maker.remLots -= lots;
     maker.filledLots += lots;
     maker.filledValue += value;

@@ -1,0 +1,154 @@
+// `perpbot backtest --data FILE... --config FILE [--seed N] [--out DIR]`: replays recordings through the daemon config's
+// strategies, risk and execution on the simulated exchange (docs/backtest.md) and writes results/<run>/.
+// Invariants: the outputs depend only on the data, the config file and the seed; Ctrl-C stops the replay, and the
+// partial results are still written (summary.json says partial: true).
+
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openRecordings } from '../../backtest/data.js';
+import { latencyName, queueModelName } from '../../backtest/models.js';
+import type { RecordingReader } from '../../backtest/recording/events.js';
+import { runBacktest, singleAccount } from '../../backtest/replay.js';
+import { ResultsWriter, type Summary } from '../../backtest/results.js';
+import { ConfigError } from '../../core/errors.js';
+import { MemoryNonceStore } from '../../protocol/nonce.js';
+import { parseCommand, UsageError } from '../args.js';
+import { checkDaemonConfig } from '../config/index.js';
+import { startTrading } from '../trading.js';
+import { formatTable } from './table.js';
+
+export const backtestHelp = `perpbot backtest --data FILE... --config FILE [--seed N] [--out DIR]
+
+Replays recorded market data (perpbot record) through the strategies, risk limits and execution of a
+daemon config, on a simulated exchange with queue position, latency, fees, funding and margin
+(docs/backtest.md; its models are the config's backtest: section).
+  --data     a recording; repeat for several, in time order
+  --config   the daemon's YAML config (strategies, risk, accounts[].faucetUsd as starting collateral)
+  --seed     seed of the latency draws and of the backtest's key (default 1)
+  --out      results directory (default results/<config name>-seed<N>)
+
+Writes summary.json, orders.csv, trades.csv and equity.csv, and prints the summary. The same data,
+config and seed give byte-identical files. Ctrl-C stops early and writes the partial results.`;
+
+export async function backtest(argv: string[], out: (line: string) => void, open?: (path: string) => RecordingReader): Promise<number> {
+  const { values } = parseCommand(argv, {
+    data: { type: 'string', multiple: true },
+    config: { type: 'string' },
+    seed: { type: 'string' },
+    out: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    out(backtestHelp);
+    return 0;
+  }
+  if (!values.data?.length) throw new UsageError('--data FILE is required');
+  if (values.config === undefined) throw new UsageError('--config FILE is required');
+  if (open === undefined) throw new UsageError('no recording reader');
+  const seed = values.seed === undefined ? 1 : Number(values.seed);
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(values.seed)}`);
+
+  const configPath = values.config;
+  const { config, strategies } = await checkDaemonConfig(configPath);
+  if (config.venue.dialect !== 'v1') throw new ConfigError('venue.dialect', 'a backtest simulates the v1 dialect');
+  const accountName = singleAccount(config.strategies);
+  const collateralUsd = config.accounts.find((a) => a.name === accountName)?.faucetUsd ?? config.backtest.collateralUsd;
+  const bt = config.backtest;
+  const configHash = createHash('sha256').update(readFileSync(configPath)).digest('hex');
+  const dir = values.out ?? join('results', `${configPath.replace(/^.*[\\/]/, '').replace(/\.ya?ml$/, '')}-seed${seed}`);
+  const data = openRecordings(values.data, open);
+  const symbols = data.markets.map((m) => m.symbol);
+
+  const progress = progressReporter();
+  const writer = new ResultsWriter(dir, symbols, progress.line);
+  const abort = new AbortController();
+  const onSignal = () => {
+    if (abort.signal.aborted) process.exit(130);
+    process.stderr.write('\nstopping: the results so far are written (partial)\n');
+    abort.abort();
+  };
+  process.on('SIGINT', onSignal);
+  let summary: Summary;
+  try {
+    const result = await runBacktest({
+      events: data.events,
+      markets: data.markets,
+      defaults: { makerFeeRate: bt.makerFeeRate, takerFeeRate: bt.takerFeeRate, fundingIntervalMs: bt.fundingIntervalMs },
+      startSession: (venue, key) =>
+        startTrading({
+          venue,
+          key,
+          dialect: 'v1',
+          network: config.venue.network,
+          nonceStore: new MemoryNonceStore(),
+          strategies,
+          risk: config.risk,
+          execution: { maxBatchItems: config.execution.maxBatchItems },
+          signing: 'deterministic',
+        }),
+      collateralUsd,
+      models: { queue: bt.queue, feed: bt.latency.feed, entry: bt.latency.entry, response: bt.latency.response },
+      seed,
+      equityIntervalMs: bt.equityIntervalMs,
+      sink: writer,
+      progressEvery: 50_000,
+      signal: abort.signal,
+    });
+    progress.done();
+    summary = writer.finish(result, {
+      configHash,
+      seed,
+      models: {
+        queue: queueModelName(bt.queue),
+        feedLatency: latencyName(bt.latency.feed),
+        entryLatency: latencyName(bt.latency.entry),
+        responseLatency: latencyName(bt.latency.response),
+      },
+      dataFiles: values.data,
+      equityIntervalMs: bt.equityIntervalMs,
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+  }
+  out(summaryTable(summary, dir));
+  return 0;
+}
+
+function summaryTable(s: Summary, dir: string): string {
+  const rows = [
+    { metric: 'return %', value: s.returnPct },
+    { metric: 'pnl USD', value: s.pnlUsd },
+    { metric: 'max drawdown %', value: s.maxDrawdownPct },
+    { metric: 'sharpe (annualized)', value: s.sharpe },
+    { metric: 'orders', value: s.orders },
+    { metric: 'fill ratio', value: s.fillRatio },
+    { metric: 'trades (maker)', value: `${s.trades} (${s.makerTrades})` },
+    { metric: 'fees USD', value: s.feesUsd },
+    { metric: 'funding USD', value: s.fundingUsd },
+    { metric: 'turnover', value: s.turnover },
+    { metric: 'liquidations', value: s.liquidations },
+    { metric: 'events', value: s.data.events },
+  ];
+  return `${s.partial ? 'PARTIAL backtest (stopped early)' : 'backtest'}: results in ${dir}\n${formatTable(rows)}`;
+}
+
+const SPINNER = ['|', '/', '-', '\\'];
+
+/** Progress on stderr: one line rewritten in place on a terminal, a plain line per report otherwise (wall time only here). */
+function progressReporter(): { line: (events: number, timeNs: bigint) => void; done: () => void } {
+  const tty = process.stderr.isTTY === true;
+  const startMs = performance.now();
+  let shown = false;
+  let turn = 0;
+  const line = (events: number, timeNs: bigint) => {
+    const at = new Date(Number(timeNs / 1_000_000n)).toISOString();
+    const rate = Math.round(events / Math.max(0.001, (performance.now() - startMs) / 1000));
+    const text = `replayed ${events.toLocaleString('en-US')} events, data time ${at}, ${rate.toLocaleString('en-US')} events/s`;
+    if (tty) {
+      process.stderr.write(`\r${SPINNER[turn++ % SPINNER.length]} ${text}`);
+      shown = true;
+    } else process.stderr.write(`${text}\n`);
+  };
+  return { line, done: () => shown && process.stderr.write('\n') };
+}

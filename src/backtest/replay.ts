@@ -1,0 +1,269 @@
+// The backtest runner: streams recorded events through the simulated venue in replay time while the unchanged trading
+// session (strategies, risk, execution) trades it, and reports orders, fills and the equity curve as they happen.
+// Invariants: the data is read one event at a time (memory stays flat for any length); the outputs depend only on the
+// data, the options and the seed (no wall-clock time, no unseeded randomness); time moves only when the bot's pending
+// work of the previous instant has run.
+
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Fill } from '../core/account-data.js';
+import { ConfigError } from '../core/errors.js';
+import type { MarketRules } from '../core/market-data.js';
+import { createHash } from 'node:crypto';
+import { Keypair } from '../protocol/keys.js';
+import { HOUR_NS } from '../venue-sim/engine/markets.js';
+import type { MarketConfig } from '../venue-sim/engine/types.js';
+import type { Venue } from '../venue/port.js';
+import type { SimOrder } from './exchange.js';
+import { latency, queueModel, type FeedLatencyConfig, type LatencyConfig, type QueueModelConfig } from './models.js';
+import type { RecordedEvent, RecordedMarket } from './recording/events.js';
+import { DRAIN_ALL, DRAIN_MICROTASKS, SimVenue } from './sim-venue.js';
+import { VirtualTime } from './virtual-time.js';
+import { Prng } from '../venue-sim/engine/ids.js';
+
+/**
+ * Microtask turns the replay waits after each delivery to the bot before time moves on: a book change reaches a strategy
+ * one turn later (the session conflates books on a microtask) and its orders are sent one turn after that (execution
+ * flushes on a microtask); the third is slack. Settled promises (answers, queries) get a whole event-loop turn instead.
+ */
+const MICROTASK_TURNS = 3;
+
+export interface BacktestModels {
+  queue: QueueModelConfig;
+  feed: FeedLatencyConfig;
+  entry: LatencyConfig;
+  response: LatencyConfig;
+}
+
+/** Default fee fractions and funding interval for recorded markets that do not carry theirs. */
+export interface MarketDefaults {
+  makerFeeRate: number;
+  takerFeeRate: number;
+  fundingIntervalMs: number;
+}
+
+/** What the runner reports while it runs (the results writer). */
+export interface BacktestSink {
+  order(order: SimOrder): void;
+  fill(fill: Fill): void;
+  /** Equity sample: time (epoch ns), equity USD, position per symbol (base units), in the markets' order. */
+  equity(timeNs: bigint, equityUsd: number, positions: readonly number[]): void;
+  /** Every `progressEvery` events and at the end. */
+  progress?(events: number, timeNs: bigint): void;
+}
+
+export interface BacktestOptions {
+  events: Iterable<RecordedEvent> | AsyncIterable<RecordedEvent>;
+  markets: readonly RecordedMarket[];
+  defaults: MarketDefaults;
+  /**
+   * Starts the trading session on the simulated venue with the backtest's key (the composition root passes startTrading
+   * with the v1 dialect, deterministic signing and the config's strategies, risk and execution).
+   */
+  startSession: (venue: Venue, key: Keypair) => Promise<{ stop(opts: { deadlineMs: number }): Promise<unknown> }>;
+  collateralUsd: number;
+  models: BacktestModels;
+  seed: number;
+  /** Interval of the equity samples, ms. */
+  equityIntervalMs: number;
+  sink: BacktestSink;
+  progressEvery?: number;
+  /** Stops the replay early (Ctrl-C); the session still stops cleanly and the results are marked partial. */
+  signal?: AbortSignal;
+}
+
+export interface BacktestResult {
+  events: number;
+  firstEventNs: bigint | undefined;
+  lastEventNs: bigint | undefined;
+  /** True when stopped by the signal before the data ended. */
+  partial: boolean;
+  startEquityUsd: number;
+  endEquityUsd: number;
+  feesUsd: number;
+  fundingUsd: number;
+  tradedNotionalUsd: number;
+  fills: number;
+  liquidations: number;
+  requests: number;
+  /** The simulated account (base58). */
+  account: string;
+  symbols: readonly string[];
+}
+
+/** The engine's market configuration for a recorded market: its rules, its fees (or the defaults), margin from its leverage. */
+export function marketConfig(m: RecordedMarket, d: MarketDefaults): MarketConfig {
+  const im = 1 / m.maxLeverage;
+  return {
+    symbol: m.symbol,
+    tickSize: m.tickSizeUsd,
+    lotSize: m.lotSizeBase,
+    minNotionalUsd: m.minNotionalUsd,
+    maxLeverage: m.maxLeverage,
+    makerFeeRate: m.makerFeeRate ?? d.makerFeeRate,
+    takerFeeRate: m.takerFeeRate ?? d.takerFeeRate,
+    initialMarginFraction: im,
+    maintenanceMarginFraction: im / 2,
+    fundingIntervalNs:
+      m.fundingIntervalMs !== undefined
+        ? BigInt(Math.round(m.fundingIntervalMs)) * 1_000_000n
+        : d.fundingIntervalMs > 0
+          ? BigInt(Math.round(d.fundingIntervalMs)) * 1_000_000n
+          : HOUR_NS,
+  };
+}
+
+/** The venue's own time of a recorded event, epoch ns. */
+function venueNs(e: RecordedEvent): bigint {
+  switch (e.kind) {
+    case 'book':
+      return BigInt(e.book.venueTimeMs) * 1_000_000n;
+    case 'trade':
+      return BigInt(e.trade.timeMs) * 1_000_000n;
+    case 'ticker':
+      return e.ticker.venueTimeNs;
+  }
+}
+
+/** The backtest's signing key: derived from the seed, so order ids (and every output) repeat run after run. */
+export function backtestKey(seed: number): Keypair {
+  return Keypair.fromBytes(createHash('sha256').update(`perpbot-backtest/${seed}`).digest());
+}
+
+type EventIterator = Iterator<RecordedEvent> | AsyncIterator<RecordedEvent>;
+
+function iterate(events: BacktestOptions['events']): EventIterator {
+  return Symbol.asyncIterator in events ? events[Symbol.asyncIterator]() : events[Symbol.iterator]();
+}
+
+async function nextEvent(it: EventIterator): Promise<RecordedEvent | undefined> {
+  let r = it.next();
+  if (r instanceof Promise) r = await r;
+  return r.done ? undefined : r.value;
+}
+
+/** Replays `opts.events` through the strategies; throws ConfigError for strategies of several accounts or unknown markets. */
+export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult> {
+  const it = iterate(opts.events);
+  const first = await nextEvent(it);
+  const symbols = opts.markets.map((m) => m.symbol);
+  const key = backtestKey(opts.seed);
+  const result: BacktestResult = {
+    events: 0,
+    firstEventNs: undefined,
+    lastEventNs: undefined,
+    partial: false,
+    startEquityUsd: opts.collateralUsd,
+    endEquityUsd: opts.collateralUsd,
+    feesUsd: 0,
+    fundingUsd: 0,
+    tradedNotionalUsd: 0,
+    fills: 0,
+    liquidations: 0,
+    requests: 0,
+    account: key.publicKey,
+    symbols,
+  };
+  if (first === undefined) return result;
+  const firstNs = venueNs(first) < first.recvNs ? venueNs(first) : first.recvNs;
+  const time = new VirtualTime(firstNs - 1_000_000_000n);
+  const rng = new Prng(opts.seed);
+  const feedModel = opts.models.feed;
+  const feed = latency(feedModel.model === 'recorded' ? { model: 'constant', ms: 0 } : feedModel, rng, 'backtest.latency.feed');
+  const venue = new SimVenue({
+    time,
+    account: key.publicKey,
+    rules: opts.markets.map(
+      (m): MarketRules => ({
+        symbol: m.symbol,
+        tickSizeUsd: m.tickSizeUsd,
+        lotSizeBase: m.lotSizeBase,
+        minNotionalUsd: m.minNotionalUsd,
+        maxLeverage: m.maxLeverage,
+      }),
+    ),
+    markets: opts.markets.map((m) => marketConfig(m, opts.defaults)),
+    collateralUsd: opts.collateralUsd,
+    queue: queueModel(opts.models.queue),
+    feed,
+    entry: latency(opts.models.entry, rng, 'backtest.latency.entry'),
+    response: latency(opts.models.response, rng, 'backtest.latency.response'),
+    onOrderDone: (o) => opts.sink.order(o),
+    onFill: (f) => opts.sink.fill(f),
+  });
+  const exchange = venue.exchange;
+  const session = await opts.startSession(venue, key);
+
+  const drain = async (level: number) => {
+    if (level === DRAIN_MICROTASKS) for (let i = 0; i < MICROTASK_TURNS; i++) await undefined;
+    else if (level === DRAIN_ALL) await nextTurn();
+  };
+  const runUntil = async (untilNs: number) => {
+    for (let level = time.runNext(untilNs); level >= 0; level = time.runNext(untilNs)) if (level > 0) await drain(level);
+  };
+  await drain(DRAIN_ALL);
+
+  const positions = () => symbols.map((s) => exchange.positionSize(s));
+  const equityNs = Math.max(1, Math.round(opts.equityIntervalMs * 1e6));
+  const sample = () => {
+    opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions());
+    time.at(time.nowRelNs + equityNs, sample, 0);
+  };
+  opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions());
+  time.at(time.nowRelNs + equityNs, sample, 0);
+
+  const recordedFeed = feedModel.model === 'recorded';
+  const progressEvery = opts.progressEvery ?? 100_000;
+  let exchangeNs = 0;
+  let feedNs = 0;
+  for (let e: RecordedEvent | undefined = first; e !== undefined; e = await nextEvent(it)) {
+    const v = time.rel(venueNs(e));
+    const recv = time.rel(e.recvNs);
+    exchangeNs = Math.max(exchangeNs, recordedFeed ? Math.min(v, recv) : v);
+    feedNs = Math.max(feedNs, recordedFeed ? recv : exchangeNs + feed());
+    await runUntil(exchangeNs);
+    time.advanceTo(exchangeNs);
+    venue.replay(e, feedNs);
+    result.lastEventNs = e.recvNs;
+    result.firstEventNs ??= e.recvNs;
+    if (++result.events % progressEvery === 0) opts.sink.progress?.(result.events, e.recvNs);
+    if (opts.signal?.aborted) {
+      result.partial = true;
+      break;
+    }
+  }
+  await runUntil(feedNs);
+  opts.sink.progress?.(result.events, result.lastEventNs ?? time.nowNs());
+
+  let stopped = false;
+  const stopping = session.stop({ deadlineMs: 10_000 }).finally(() => (stopped = true));
+  const pumpEndNs = time.nowRelNs + 60_000_000_000;
+  while (!stopped) {
+    const next = time.nextAtNs();
+    if (next === undefined || next > pumpEndNs) {
+      await nextTurn();
+      continue;
+    }
+    await drain(time.runNext(next));
+  }
+  await stopping;
+  exchange.finish();
+  opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions());
+  const qs = exchange.st.quoteScale;
+  return {
+    ...result,
+    endEquityUsd: exchange.equityUsd(),
+    feesUsd: Number(exchange.feesUnits) / qs,
+    fundingUsd: Number(exchange.fundingUnits) / qs,
+    tradedNotionalUsd: exchange.tradedNotionalUsd,
+    fills: exchange.fills,
+    liquidations: exchange.liquidations,
+    requests: venue.requests,
+  };
+}
+
+/** The strategies' one account; throws ConfigError when they trade several (a backtest simulates one account). */
+export function singleAccount(strategies: readonly { account: string }[]): string {
+  const accounts = [...new Set(strategies.map((s) => s.account))];
+  if (accounts.length !== 1) throw new ConfigError('strategies', `a backtest simulates one account; the strategies trade ${accounts.join(', ')}`);
+  return accounts[0]!;
+}

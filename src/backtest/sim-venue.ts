@@ -1,0 +1,239 @@
+// The simulated venue: the venue port over the simulated exchange and replay time, so the unchanged session code trades
+// a recording. Market data reaches the bot after the feed latency, signed actions reach the exchange after the order-entry
+// latency, and answers and account updates come back after the response latency.
+// Invariants: v1 dialect; requests are decoded with the protocol's own request schema and order-id derivation (no second
+// parser); each stream (feed, account, answers) delivers in the order it was produced; no socket, no wall-clock timer.
+
+import { BehaviorSubject, concat, defer, EMPTY, NEVER, type Observable, of, Subject } from 'rxjs';
+import type { AccountUpdate, ClosedOrder, Fill, VenueOrder } from '../core/account-data.js';
+import { parseJson } from '../core/json.js';
+import { silentLogger, type Logger } from '../core/logger.js';
+import type { BookUpdate, MarketRules, Ticker, Trade } from '../core/market-data.js';
+import { parse } from '../core/schema.js';
+import { decodeKey32 } from '../protocol/pubkey.js';
+import type { SignedRequest } from '../protocol/sign.js';
+import { requestBodySchemas } from '../protocol/v1/actions.js';
+import { orderIdsOf } from '../protocol/v1/order-id.js';
+import type { AccountDataSource, MarketDataSource, StreamHealth, SubmitHooks, SubmitOutcome, Venue } from '../venue/port.js';
+import { SimExchange, type ExchangeOptions, type SimOrder } from './exchange.js';
+import type { Latency } from './models.js';
+import type { RecordedEvent } from './recording/events.js';
+import type { VirtualTime } from './virtual-time.js';
+
+/** How long the venue keeps an account's fills and ended orders for the queries (newest). */
+const HISTORY_LIMIT = 1000;
+
+export interface SimVenueOptions extends Omit<ExchangeOptions, 'account'> {
+  time: VirtualTime;
+  account: string;
+  rules: readonly MarketRules[];
+  /** Feed latency of the bot's own book changes (a recorded feed latency has no value for them). */
+  feed: Latency;
+  entry: Latency;
+  response: Latency;
+  /** Results: orders that ended (or were left open), and fills. */
+  onOrderDone?: (order: SimOrder) => void;
+  onFill?: (fill: Fill) => void;
+  logger?: Logger;
+}
+
+/** When a delivery runs bot code: its microtasks (1) or, after a promise is settled, the whole pending chain (2) must run before time moves. */
+export const DRAIN_MICROTASKS = 1;
+export const DRAIN_ALL = 2;
+
+/** One market stream of the bot: a subject the replay feeds, filtered per symbol by the port. */
+class Streams {
+  readonly books = new Map<string, Subject<BookUpdate>>();
+  readonly trades = new Map<string, Subject<Trade>>();
+  readonly tickers = new Map<string, Subject<Ticker>>();
+
+  of<T>(map: Map<string, Subject<T>>, symbol: string): Subject<T> {
+    let s = map.get(symbol);
+    if (s === undefined) map.set(symbol, (s = new Subject<T>()));
+    return s;
+  }
+
+  complete(): void {
+    for (const m of [this.books, this.trades, this.tickers]) for (const s of m.values()) s.complete();
+  }
+}
+
+export class SimVenue implements Venue {
+  readonly clock: VirtualTime;
+  readonly scheduler: VirtualTime;
+  readonly logger: Logger;
+  readonly health = {
+    health$: NEVER as Observable<StreamHealth>,
+    stale: () => new Map<string, StreamHealth>(),
+    connected$: new BehaviorSubject(true),
+  };
+  readonly exchange: SimExchange;
+  readonly market: MarketDataSource;
+  readonly account: AccountDataSource;
+  readonly submitter = { submit: (request: SignedRequest, hooks?: SubmitHooks) => this.submit(request, hooks) };
+  /** Actions received and market events replayed, for the results. */
+  requests = 0;
+  private readonly time: VirtualTime;
+  private readonly streams = new Streams();
+  private readonly accountUpdates = new Subject<AccountUpdate>();
+  private readonly fillLog: Fill[] = [];
+  private readonly ended: ClosedOrder[] = [];
+  private feedAtNs = 0;
+  private accountAtNs = 0;
+  /** Exchange time (ns since origin) of the last account update queued, and when it reaches the bot. */
+  private accountFromNs = -1;
+  /** Feed delivery time of the recorded event being applied (undefined outside one: own changes draw a feed latency). */
+  private currentFeedAtNs: number | undefined;
+  private closed = false;
+
+  constructor(private readonly opts: SimVenueOptions) {
+    this.time = this.clock = this.scheduler = opts.time;
+    this.logger = opts.logger ?? silentLogger;
+    this.exchange = new SimExchange(opts, {
+      account: (u) => this.queueAccount(u),
+      book: (u) => this.queueFeed(u.symbol, this.streams.books, u),
+      orderDone: (o) => this.orderDone(o),
+      fill: (f) => {
+        this.fillLog.push(f);
+        if (this.fillLog.length > HISTORY_LIMIT) this.fillLog.shift();
+        opts.onFill?.(f);
+      },
+    });
+    const streams = this.streams;
+    const time = this.time;
+    this.market = {
+      book$: (symbol) =>
+        concat(
+          defer(() => {
+            const view = this.exchange.bookView(symbol, Number.POSITIVE_INFINITY, time.nowMs());
+            return view !== undefined && view.bids.length + view.asks.length > 0 ? of({ ...view, arrivalNs: time.nowNs() }) : EMPTY;
+          }),
+          streams.of(streams.books, symbol),
+        ),
+      resyncBook: (symbol) => {
+        const view = this.exchange.bookView(symbol, Number.POSITIVE_INFINITY, time.nowMs());
+        if (view !== undefined) this.queueFeed(symbol, streams.books, view);
+      },
+      bookSnapshot: (symbol, levels) => {
+        const view = this.exchange.bookView(symbol, levels, time.nowMs());
+        return new Promise((resolve) => time.at(Math.max(time.nowRelNs, this.feedAtNs), () => resolve({ ...view!, arrivalNs: time.nowNs() }), DRAIN_ALL));
+      },
+      trades$: (symbol) => streams.of(streams.trades, symbol),
+      ticker$: (symbol) => streams.of(streams.tickers, symbol),
+    };
+    this.account = {
+      updates$: (account) =>
+        account !== opts.account
+          ? NEVER
+          : concat(
+              defer(() => of(this.exchange.snapshot())),
+              this.accountUpdates,
+            ),
+      fills: async () => [...this.fillLog].reverse(),
+      openOrders: async (): Promise<readonly VenueOrder[]> => this.exchange.openOrders(),
+      orderHistory: async () => [...this.ended].reverse(),
+    };
+  }
+
+  async markets(): Promise<readonly MarketRules[]> {
+    return this.opts.rules;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.streams.complete();
+    this.accountUpdates.complete();
+  }
+
+  /**
+   * Applies one recorded event at the exchange now (its exchange time) and queues what the bot sees of it at `feedAtNs`
+   * (ns since the time's origin; not before the previous feed delivery).
+   */
+  replay(e: RecordedEvent, feedAtNs: number): void {
+    const nowNs = this.time.nowNs();
+    this.currentFeedAtNs = feedAtNs;
+    switch (e.kind) {
+      case 'book':
+        this.exchange.applyBook(e.book, nowNs);
+        break;
+      case 'trade':
+        this.exchange.applyTrade(e.trade, nowNs);
+        this.queueFeed(e.trade.symbol, this.streams.trades, e.trade);
+        break;
+      case 'ticker':
+        this.exchange.applyTicker(e.ticker, nowNs);
+        this.queueFeed(e.ticker.symbol, this.streams.tickers, e.ticker);
+        break;
+    }
+    this.currentFeedAtNs = undefined;
+  }
+
+  private queueFeed<T extends { symbol: string }>(symbol: string, map: Map<string, Subject<T>>, value: T): void {
+    const subject = map.get(symbol);
+    const time = this.time;
+    const at = Math.max(this.feedAtNs, this.currentFeedAtNs ?? time.nowRelNs + this.opts.feed());
+    this.feedAtNs = at;
+    if (subject === undefined || !subject.observed || this.closed) return;
+    const stamped = 'arrivalNs' in value;
+    time.at(at, () => subject.next(stamped ? { ...value, arrivalNs: time.nowNs() } : value), DRAIN_MICROTASKS);
+  }
+
+  private queueAccount(update: AccountUpdate): void {
+    const time = this.time;
+    if (this.accountFromNs !== time.nowRelNs) {
+      this.accountFromNs = time.nowRelNs;
+      this.accountAtNs = Math.max(this.accountAtNs, time.nowRelNs + this.opts.response());
+    }
+    if (this.closed) return;
+    time.at(this.accountAtNs, () => this.accountUpdates.next(update), DRAIN_MICROTASKS);
+  }
+
+  private orderDone(o: SimOrder): void {
+    if (o.status !== 'placed' && o.status !== 'working') {
+      this.ended.push({
+        orderId: o.id,
+        symbol: o.m.symbol,
+        side: o.side,
+        orderType: o.kind,
+        tif: o.tif,
+        price: o.price,
+        avgFillPrice: o.avgFillPrice,
+        originalSize: o.size,
+        filledSize: o.m.size(o.filledLots),
+        reduceOnly: o.reduceOnly,
+        status: o.status,
+        reason: o.reason,
+        venueTimeNs: o.endedNs,
+      });
+      if (this.ended.length > HISTORY_LIMIT) this.ended.shift();
+    }
+    this.opts.onOrderDone?.(o);
+  }
+
+  /** Decodes the signed v1 order action now; it reaches the exchange after the entry latency, its answer the bot after the response latency. */
+  private submit(request: SignedRequest, hooks: SubmitHooks | undefined): Promise<SubmitOutcome> {
+    hooks?.onWritten?.();
+    this.requests++;
+    let decoded: { items: Parameters<SimExchange['submit']>[0]; ids: (string | null)[] };
+    try {
+      const body = parse(requestBodySchemas.order, parseJson(request.bodyText), 'body');
+      const { nonce, ...action } = body.action;
+      decoded = { items: action.orders, ids: orderIdsOf(action, decodeKey32(body.account, 'account'), nonce) };
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      return Promise.resolve({ outcome: 'rejected', reason, httpStatus: 400, code: 'INVALID_REQUEST', retryAfterMs: undefined });
+    }
+    const time = this.time;
+    return new Promise((resolve) => {
+      time.at(
+        time.nowRelNs + this.opts.entry(),
+        () => {
+          const items = this.exchange.submit(decoded.items, decoded.ids, time.nowNs());
+          time.at(time.nowRelNs + this.opts.response(), () => resolve({ outcome: 'accepted', items }), DRAIN_ALL);
+        },
+        0,
+      );
+    });
+  }
+}
