@@ -1,37 +1,68 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startTrading } from '../../../src/app/trading.js';
-import type { Fill } from '../../../src/core/account-data.js';
 import { runBacktest } from '../../../src/backtest/replay.js';
-import type { SimOrder } from '../../../src/backtest/exchange.js';
+import { ResultsWriter } from '../../../src/backtest/results.js';
 import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
 import { loadStrategies } from '../../../src/strategy/loader.js';
 import { SYNTHETIC_MARKET, syntheticEvents } from '../../../bench/support/recorded-events.js';
 
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function run(seed: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'perpbot-bt-'));
+  dirs.push(dir);
+  const strategies = await loadStrategies([
+    { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.01, maxPosition: 0.1, halfSpreadTicks: 1, minIntervalMs: 100 } },
+  ]);
+  const writer = new ResultsWriter(dir, ['BTC-USD']);
+  const result = await runBacktest({
+    events: syntheticEvents({ seed: 1, count: 6_000 }),
+    markets: [SYNTHETIC_MARKET],
+    defaults: { makerFeeRate: 0, takerFeeRate: 0, fundingIntervalMs: 3_600_000 },
+    startSession: (venue, key) =>
+      startTrading({ venue, key, dialect: 'v1', network: 'mainnet', nonceStore: new MemoryNonceStore(), strategies, signing: 'deterministic' }),
+    collateralUsd: 100_000,
+    models: {
+      queue: { model: 'power', power: 2 },
+      feed: { model: 'uniform', minMs: 0, maxMs: 2 },
+      entry: { model: 'lognormal', medianMs: 1, sigma: 0.5 },
+      response: { model: 'normal', meanMs: 1, stdMs: 0.3 },
+    },
+    seed,
+    equityIntervalMs: 10_000,
+    sink: writer,
+  });
+  const summary = writer.finish(result, { configHash: 'test', seed, models: {}, dataFiles: [], equityIntervalMs: 10_000 });
+  return { dir, result, summary };
+}
+
+const files = (dir: string) => Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
+
 describe('runBacktest', () => {
-  it('runs the market maker over synthetic events', async () => {
-    const strategies = await loadStrategies([
-      { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.01, maxPosition: 0.1, halfSpreadTicks: 1, minIntervalMs: 100 } },
-    ]);
-    const orders: SimOrder[] = [];
-    const fills: Fill[] = [];
-    const t0 = performance.now();
-    const result = await runBacktest({
-      events: syntheticEvents({ seed: 1, count: 20_000 }),
-      markets: [SYNTHETIC_MARKET],
-      defaults: { makerFeeRate: 0, takerFeeRate: 0, fundingIntervalMs: 3_600_000 },
-      startSession: (venue, key) =>
-        startTrading({ venue, key, dialect: 'v1', network: 'mainnet', nonceStore: new MemoryNonceStore(), strategies, signing: 'deterministic' }),
-      collateralUsd: 100_000,
-      models: { queue: { model: 'riskAverse' }, feed: { model: 'recorded' }, entry: { model: 'constant', ms: 1 }, response: { model: 'constant', ms: 1 } },
-      seed: 1,
-      equityIntervalMs: 60_000,
-      sink: { order: (o) => orders.push(o), fill: (f) => fills.push(f), equity: () => {} },
-    });
-    console.log(result, orders.length, fills.length, performance.now() - t0);
-    const statuses: Record<string, number> = {};
-    for (const o of orders) statuses[o.status] = (statuses[o.status] ?? 0) + 1;
-    console.log(statuses);
-    expect(result.events).toBe(20_000);
-    expect(fills.length).toBeGreaterThan(0);
-  }, 60_000);
+  it('runs the built-in market maker over recorded events: it quotes, gets filled, pays fees, and stops with no order open', async () => {
+    const { result, summary } = await run(1);
+    expect(result.partial).toBe(false);
+    expect(result.events).toBeGreaterThan(6_000);
+    expect(summary.trades).toBeGreaterThan(0);
+    expect(summary.makerTrades).toBe(summary.trades);
+    expect(summary.feesUsd).toBeGreaterThan(0);
+    expect(summary.statuses.placed ?? 0).toBe(0);
+    expect(summary.statuses.working ?? 0).toBe(0);
+    expect(summary.orders).toBe(Object.values(summary.statuses).reduce((a, b) => a + b, 0));
+  }, 120_000);
+
+  it('is deterministic: the same data, models and seed give byte-identical files; another seed differs', async () => {
+    const a = await run(3);
+    const b = await run(3);
+    const c = await run(4);
+    expect(Object.keys(files(a.dir)).sort()).toEqual(['equity.csv', 'orders.csv', 'summary.json', 'trades.csv']);
+    expect(files(b.dir)).toEqual(files(a.dir));
+    expect(files(c.dir)['orders.csv']).not.toEqual(files(a.dir)['orders.csv']);
+  }, 120_000);
 });
