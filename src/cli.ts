@@ -17,6 +17,7 @@ import { venue, venueHelp } from './app/commands/local-venue.js';
 import { run, runHelp } from './app/commands/run.js';
 import { checkConfig, checkConfigHelp } from './app/commands/check-config.js';
 import { report, reportHelp } from './app/commands/report.js';
+import { record, recordHelp } from './app/commands/record.js';
 import { UsageError } from './app/args.js';
 import { PerpbotError } from './core/errors.js';
 
@@ -35,6 +36,7 @@ const COMMANDS: Record<string, Command> = {
   agent: { run: agent, help: agentHelp, summary: 'authorize or revoke an agent wallet' },
   faucet: { run: faucet, help: faucetHelp, summary: 'request test collateral' },
   watch: { run: watch, help: watchHelp, summary: 'print the messages of venue topics' },
+  record: { run: record, help: recordHelp, summary: 'record market data to a file (or generate a synthetic recording)' },
 };
 
 function mainHelp(): string {

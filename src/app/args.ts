@@ -27,3 +27,11 @@ export function oneOf<T extends string>(option: string, value: string | undefine
   if ((allowed as readonly string[]).includes(value)) return value as T;
   throw new UsageError(`--${option} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}`);
 }
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** Milliseconds of a duration written as a number and a unit (90s, 30m, 24h, 7d); undefined for other text. */
+export function durationMs(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)([smhd])$/.exec(text);
+  return m ? Math.round(Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]) : undefined;
+}

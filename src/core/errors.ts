@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'NONCE_STORE',
   'NONCE_EXHAUSTED',
   'DEDICATED_CPU',
+  'RECORDING',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

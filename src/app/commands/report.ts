@@ -3,7 +3,7 @@
 
 import { stringifyJson } from '../../core/json.js';
 import { DEFAULT_JOURNAL_PATH, Journal, UNATTRIBUTED, type ReportRow } from '../../store/index.js';
-import { parseCommand, UsageError } from '../args.js';
+import { durationMs, parseCommand, UsageError } from '../args.js';
 import { loadDaemonConfig } from '../config/index.js';
 import { formatTable } from './table.js';
 
@@ -24,12 +24,10 @@ feesUsd is paid (negative: rebates); fundingUsd is received (negative: paid). An
 funding in a symbol is split among the strategies holding a position there, by their share of it;
 ${UNATTRIBUTED} gets activity no strategy owns. fillRatio = ordersFilled / ordersPlaced.`;
 
-const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
 /** Epoch ms of `--since`: a duration before `nowMs` or an ISO time; throws UsageError otherwise. */
 export function parseSince(text: string, nowMs: number): number {
-  const duration = /^(\d+(?:\.\d+)?)([smhd])$/.exec(text);
-  if (duration) return nowMs - Math.round(Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS]);
+  const duration = durationMs(text);
+  if (duration !== undefined) return nowMs - duration;
   const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : NaN;
   if (Number.isNaN(ms)) throw new UsageError(`--since must be a duration (30m, 24h, 7d) or an ISO time; got ${JSON.stringify(text)}`);
   return ms;

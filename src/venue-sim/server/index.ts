@@ -14,6 +14,7 @@ import { oracleKeySet } from './auth.js';
 import { API_PREFIX, createApi } from './http-api.js';
 import { answerClientError, endWithError, HttpError, RateLimiter, sendError, type RateLimitOptions } from './http-util.js';
 import { NonceGuard } from './nonce-guard.js';
+import { venueSchedule } from './schedule.js';
 import { VenueStreams } from './streams.js';
 import { inlineVerifier, workerVerifier } from './verify-pool.js';
 import { WsHub, type HubOptions } from './ws-hub.js';
@@ -79,7 +80,6 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
   const seed = opts.seed ?? 1;
   const engine = opts.resume ?? new Engine({ ...opts.engine, ...(opts.markets ? { markets: opts.markets } : {}), seed, clock });
   const streams = new VenueStreams(engine);
-  const publish = () => streams.publishEvents(engine.drainEvents());
   const onInternalError = opts.onInternalError ?? ((e: unknown) => process.stderr.write(`venue internal error: ${(e as Error)?.stack ?? String(e)}\n`));
 
   const verifier = opts.verifyOnWorker === false ? inlineVerifier() : workerVerifier((e) => onInternalError(e));
@@ -93,7 +93,7 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
     maxWaitingQueries: opts.maxWaitingQueries ?? 64,
     rateLimiter: opts.rateLimit ? new RateLimiter(opts.rateLimit) : undefined,
     clock,
-    afterChange: publish,
+    afterChange: () => schedule.publish(),
     onInternalError,
   });
   const server: Server = createServer({ keepAliveTimeout: 30_000 }, api);
@@ -110,7 +110,11 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
 
   const flowOpts = opts.flow === false ? undefined : { ...(opts.flow === true || opts.flow === undefined ? {} : opts.flow), seed };
   const flow = flowOpts ? new MarketFlow(engine, flowOpts) : undefined;
-  publish();
+  const schedule = venueSchedule(engine, streams, flow, {
+    ...(opts.tickIntervalMs !== undefined && { tickIntervalMs: opts.tickIntervalMs }),
+    ...(opts.flowIntervalMs !== undefined && { flowIntervalMs: opts.flowIntervalMs }),
+  });
+  schedule.publish();
 
   const guarded = (fn: () => void) => () => {
     try {
@@ -119,26 +123,7 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
       onInternalError(e);
     }
   };
-  const tick = () => {
-    engine.tick();
-    publish();
-  };
-  const flowStep = () => {
-    flow?.step();
-    publish();
-  };
-  const timers = [
-    setInterval(guarded(tick), opts.tickIntervalMs ?? 100),
-    setInterval(
-      guarded(() => streams.publishFast()),
-      200,
-    ),
-    setInterval(
-      guarded(() => streams.publishSlow()),
-      2000,
-    ),
-    ...(flow ? [setInterval(guarded(flowStep), opts.flowIntervalMs ?? 250)] : []),
-  ];
+  const timers = schedule.periodic.map((p) => setInterval(guarded(p.run), p.everyMs));
   for (const t of timers) t.unref();
 
   const stop = async () => {
@@ -170,10 +155,7 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
     engine,
     hub,
     flow,
-    step() {
-      flowStep();
-      tick();
-    },
+    step: schedule.step,
     async close() {
       server.closeAllConnections();
       await Promise.all([stop(), new Promise<void>((resolve) => server.close(() => resolve()))]);

@@ -30,13 +30,16 @@ function hint(key: string): string {
   return `${key.slice(0, 4)}..${key.slice(-4)}`;
 }
 
+/** Where the streams publish: the WebSocket hub, or anything else that takes its messages (a synthetic recording). */
+export type StreamSink = Pick<WsHub, 'publish' | 'hasSubscribers' | 'activeTopics'>;
+
 export class VenueStreams implements TopicSource {
   readonly stats = new RollingStats();
-  private hub: WsHub | undefined;
+  private hub: StreamSink | undefined;
 
   constructor(private readonly engine: Engine) {}
 
-  attach(hub: WsHub): void {
+  attach(hub: StreamSink): void {
     this.hub = hub;
   }
 

@@ -1,0 +1,157 @@
+// Reads a recording as a stream: the header at once, the events block by block (one block's bytes in memory at a
+// time), a damaged or incomplete last block dropped. Invariant: events come in file order, exactly as they were
+// appended; a block that passed its CRC yet does not decode is an error, never skipped.
+
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { inflateRawSync } from 'node:zlib';
+import { BlockDecoder } from './codec.js';
+import { RECORDING_FORMAT_VERSION, type RecordedEvent, type RecordingHeader, type RecordingReader } from './events.js';
+import { RecordingError } from './errors.js';
+import {
+  BLOCK_EVENTS,
+  BLOCK_HEADER,
+  CODEC_DEFLATE_RAW,
+  CODEC_NONE,
+  checkHeader,
+  crcMatches,
+  FILE_MAGIC,
+  FRAME_BYTES,
+  type Frame,
+  PREAMBLE_BYTES,
+  readFrame,
+} from './format.js';
+
+const SCAN_CHUNK_BYTES = 1 << 20;
+const BLOCK_MAGIC_BYTES = Buffer.from('PBLK', 'latin1');
+
+/** Reads `bytes.length` bytes at `offset` (fewer at the end of the file); returns how many. */
+function readAt(fd: number, bytes: Buffer, offset: number): number {
+  let got = 0;
+  while (got < bytes.length) {
+    const n = readSync(fd, bytes, got, bytes.length - got, offset + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
+/** A whole block (frame, payload, CRC) at `offset` of a `size`-byte file: its frame and payload, else undefined. */
+function wholeBlock(fd: number, offset: number, size: number, frameBytes: Buffer): { frame: Frame; payload: Buffer } | undefined {
+  if (readAt(fd, frameBytes, offset) < FRAME_BYTES) return undefined;
+  const frame = readFrame(frameBytes);
+  if (!frame || offset + FRAME_BYTES + frame.payloadBytes > size) return undefined;
+  const payload = Buffer.allocUnsafe(frame.payloadBytes);
+  if (readAt(fd, payload, offset + FRAME_BYTES) < frame.payloadBytes || !crcMatches(frameBytes, payload)) return undefined;
+  return { frame, payload };
+}
+
+/** The offset of the first whole block after `from`, or undefined when none is left (the damage is the file's tail). */
+function nextWholeBlock(fd: number, from: number, size: number): number | undefined {
+  const chunk = Buffer.allocUnsafe(SCAN_CHUNK_BYTES + BLOCK_MAGIC_BYTES.length - 1);
+  const frameBytes = Buffer.allocUnsafe(FRAME_BYTES);
+  for (let start = from; start < size; start += SCAN_CHUNK_BYTES) {
+    const got = readAt(fd, chunk, start);
+    for (let i = chunk.subarray(0, got).indexOf(BLOCK_MAGIC_BYTES); i >= 0; i = chunk.subarray(0, got).indexOf(BLOCK_MAGIC_BYTES, i + 1)) {
+      if (wholeBlock(fd, start + i, size, frameBytes)) return start + i;
+    }
+  }
+  return undefined;
+}
+
+class FileRecording implements RecordingReader {
+  droppedTailBytes = 0;
+
+  constructor(
+    private readonly path: string,
+    readonly header: RecordingHeader,
+    private readonly dataOffset: number,
+  ) {}
+
+  *events(): IterableIterator<RecordedEvent> {
+    const { path } = this;
+    const fd = openSync(path, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const decoder = new BlockDecoder(this.header.markets.map((m) => m.symbol));
+      const frameBytes = Buffer.allocUnsafe(FRAME_BYTES);
+      let payload = Buffer.allocUnsafe(0);
+      this.droppedTailBytes = 0;
+      for (let offset = this.dataOffset; offset < size; ) {
+        const frame = readAt(fd, frameBytes, offset) === FRAME_BYTES ? readFrame(frameBytes) : undefined;
+        const end = frame ? offset + FRAME_BYTES + frame.payloadBytes : Infinity;
+        if (frame && end <= size) {
+          if (payload.length < frame.payloadBytes) payload = Buffer.allocUnsafe(frame.payloadBytes);
+          const body = payload.subarray(0, frame.payloadBytes);
+          readAt(fd, body, offset + FRAME_BYTES);
+          if (crcMatches(frameBytes, body)) {
+            decoder.start(this.inflate(frame, body, offset), frame.eventCount, frame.baseRecvNs);
+            try {
+              for (let e = decoder.next(); e !== undefined; e = decoder.next()) yield e;
+            } catch (err) {
+              if (err instanceof RecordingError) throw new RecordingError(`${path}: block at byte ${offset}: ${err.message}`, { cause: err });
+              throw err;
+            }
+            offset = end;
+            continue;
+          }
+        }
+        const next = nextWholeBlock(fd, offset + 1, size);
+        if (next !== undefined) throw new RecordingError(`${path}: damaged block at byte ${offset} (the next whole block starts at byte ${next})`);
+        this.droppedTailBytes = size - offset;
+        return;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private inflate(frame: Frame, body: Buffer, offset: number): Buffer {
+    if (frame.kind !== BLOCK_EVENTS || frame.codec !== CODEC_DEFLATE_RAW)
+      throw new RecordingError(
+        `${this.path}: block at byte ${offset} has kind ${frame.kind} and codec ${frame.codec}; events blocks are kind ${BLOCK_EVENTS}, codec ${CODEC_DEFLATE_RAW}`,
+      );
+    let raw: Buffer;
+    try {
+      raw = inflateRawSync(body, { maxOutputLength: frame.rawBytes + 1 });
+    } catch (e) {
+      throw new RecordingError(`${this.path}: block at byte ${offset} does not decompress: ${(e as Error).message}`, { cause: e });
+    }
+    if (raw.length !== frame.rawBytes)
+      throw new RecordingError(`${this.path}: block at byte ${offset} decompresses to ${raw.length} bytes, its frame says ${frame.rawBytes}`);
+    return raw;
+  }
+}
+
+/**
+ * Opens the recording at `path` and reads its header. Throws RecordingError when the file cannot be read, is not a
+ * recording, has another format version, or a missing, damaged or invalid header (naming the field).
+ */
+export function readRecording(path: string): RecordingReader {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    throw new RecordingError(`${path}: cannot open the recording: ${(e as Error).message}`, { cause: e });
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const pre = Buffer.alloc(PREAMBLE_BYTES);
+    if (readAt(fd, pre, 0) < PREAMBLE_BYTES || !pre.subarray(0, FILE_MAGIC.length).equals(FILE_MAGIC))
+      throw new RecordingError(`${path}: not a perpbot recording (it does not start with ${JSON.stringify(FILE_MAGIC.toString('latin1'))})`);
+    const version = pre.readUInt32LE(FILE_MAGIC.length);
+    if (version !== RECORDING_FORMAT_VERSION)
+      throw new RecordingError(`${path}: format version ${version}; this perpbot reads version ${RECORDING_FORMAT_VERSION} (docs/recording.md)`);
+    const found = wholeBlock(fd, PREAMBLE_BYTES, size, Buffer.allocUnsafe(FRAME_BYTES));
+    if (!found || found.frame.kind !== BLOCK_HEADER || found.frame.codec !== CODEC_NONE)
+      throw new RecordingError(`${path}: the header block is missing or damaged`);
+    let json: unknown;
+    try {
+      json = JSON.parse(found.payload.toString('utf8'));
+    } catch (e) {
+      throw new RecordingError(`${path}: the header is not JSON: ${(e as Error).message}`, { cause: e });
+    }
+    return new FileRecording(path, checkHeader(json, path), PREAMBLE_BYTES + FRAME_BYTES + found.payload.length);
+  } finally {
+    closeSync(fd);
+  }
+}
