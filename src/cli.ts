@@ -18,6 +18,7 @@ import { run, runHelp } from './app/commands/run.js';
 import { checkConfig, checkConfigHelp } from './app/commands/check-config.js';
 import { report, reportHelp } from './app/commands/report.js';
 import { record, recordHelp } from './app/commands/record.js';
+import { backtest, backtestHelp } from './app/commands/backtest.js';
 import { UsageError } from './app/args.js';
 import { PerpbotError } from './core/errors.js';
 
@@ -37,6 +38,7 @@ const COMMANDS: Record<string, Command> = {
   faucet: { run: faucet, help: faucetHelp, summary: 'request test collateral' },
   watch: { run: watch, help: watchHelp, summary: 'print the messages of venue topics' },
   record: { run: record, help: recordHelp, summary: 'record market data to a file (or generate a synthetic recording)' },
+  backtest: { run: backtest, help: backtestHelp, summary: 'replay recordings through the strategies on a simulated exchange' },
 };
 
 function mainHelp(): string {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { openRecordings } from '../../backtest/data.js';
 import { latencyName, queueModelName } from '../../backtest/models.js';
 import type { RecordingReader } from '../../backtest/recording/events.js';
+import { readRecording } from '../../backtest/recording/reader.js';
 import { runBacktest, singleAccount } from '../../backtest/replay.js';
 import { ResultsWriter, type Summary } from '../../backtest/results.js';
 import { ConfigError } from '../../core/errors.js';
@@ -31,7 +32,8 @@ daemon config, on a simulated exchange with queue position, latency, fees, fundi
 Writes summary.json, orders.csv, trades.csv and equity.csv, and prints the summary. The same data,
 config and seed give byte-identical files. Ctrl-C stops early and writes the partial results.`;
 
-export async function backtest(argv: string[], out: (line: string) => void, open?: (path: string) => RecordingReader): Promise<number> {
+/** `open` reads one recording (default readRecording: the docs/recording.md format). */
+export async function backtest(argv: string[], out: (line: string) => void, open: (path: string) => RecordingReader = readRecording): Promise<number> {
   const { values } = parseCommand(argv, {
     data: { type: 'string', multiple: true },
     config: { type: 'string' },
@@ -45,7 +47,6 @@ export async function backtest(argv: string[], out: (line: string) => void, open
   }
   if (!values.data?.length) throw new UsageError('--data FILE is required');
   if (values.config === undefined) throw new UsageError('--config FILE is required');
-  if (open === undefined) throw new UsageError('no recording reader');
   const seed = values.seed === undefined ? 1 : Number(values.seed);
   if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(values.seed)}`);
 
