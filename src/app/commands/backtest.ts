@@ -24,7 +24,7 @@ export const backtestHelp = `perpbot backtest --data FILE... --config FILE [--se
 Replays recorded market data (perpbot record) through the strategies, risk limits and execution of a
 daemon config, on a simulated exchange with queue position, latency, fees, funding and margin
 (docs/backtest.md; its models are the config's backtest: section).
-  --data     a recording; repeat for several, in time order
+  --data     recordings, in time order (--data A B or --data A --data B)
   --config   the daemon's YAML config (strategies, risk, accounts[].faucetUsd as starting collateral)
   --seed     seed of the latency draws and of the backtest's key (default 1)
   --out      results directory (default results/<config name>-seed<N>)
@@ -34,18 +34,23 @@ config and seed give byte-identical files. Ctrl-C stops early and writes the par
 
 /** `open` reads one recording (default readRecording: the docs/recording.md format). */
 export async function backtest(argv: string[], out: (line: string) => void, open: (path: string) => RecordingReader = readRecording): Promise<number> {
-  const { values } = parseCommand(argv, {
-    data: { type: 'string', multiple: true },
-    config: { type: 'string' },
-    seed: { type: 'string' },
-    out: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values, positionals } = parseCommand(
+    argv,
+    {
+      data: { type: 'string', multiple: true },
+      config: { type: 'string' },
+      seed: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    true,
+  );
   if (values.help) {
     out(backtestHelp);
     return 0;
   }
-  if (!values.data?.length) throw new UsageError('--data FILE is required');
+  const dataFiles = [...(values.data ?? []), ...positionals];
+  if (dataFiles.length === 0) throw new UsageError('--data FILE is required');
   if (values.config === undefined) throw new UsageError('--config FILE is required');
   const seed = values.seed === undefined ? 1 : Number(values.seed);
   if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(values.seed)}`);
@@ -58,7 +63,7 @@ export async function backtest(argv: string[], out: (line: string) => void, open
   const bt = config.backtest;
   const configHash = createHash('sha256').update(readFileSync(configPath)).digest('hex');
   const dir = values.out ?? join('results', `${configPath.replace(/^.*[\\/]/, '').replace(/\.ya?ml$/, '')}-seed${seed}`);
-  const data = openRecordings(values.data, open);
+  const data = openRecordings(dataFiles, open);
   const symbols = data.markets.map((m) => m.symbol);
 
   const progress = progressReporter();
@@ -93,7 +98,7 @@ export async function backtest(argv: string[], out: (line: string) => void, open
       seed,
       equityIntervalMs: bt.equityIntervalMs,
       sink: writer,
-      progressEvery: 50_000,
+      progressEvery: 20_000,
       signal: abort.signal,
     });
     progress.done();
@@ -106,7 +111,7 @@ export async function backtest(argv: string[], out: (line: string) => void, open
         entryLatency: latencyName(bt.latency.entry),
         responseLatency: latencyName(bt.latency.response),
       },
-      dataFiles: values.data,
+      dataFiles,
       equityIntervalMs: bt.equityIntervalMs,
     });
   } finally {

@@ -1,0 +1,97 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { base58Encode } from '../../../src/protocol/base58.js';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const CLI = join(ROOT, 'dist/src/cli.js');
+const dir = mkdtempSync(join(tmpdir(), 'perpbot-backtest-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function perpbot(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const config = join(dir, 'bt.yaml');
+writeFileSync(
+  config,
+  `accounts:
+  - name: main
+    secretKey: ${base58Encode(new Uint8Array(32).fill(5))}
+    faucetUsd: 50000
+strategies:
+  - module: market-maker
+    params: { symbol: BTC-USD, size: 0.001, halfSpreadBps: 2, levels: 2, maxPosition: 0.01, minIntervalMs: 250 }
+backtest:
+  queue: { model: power, power: 2 }
+  latency:
+    feed: { model: recorded }
+    entry: { model: lognormal, medianMs: 2, sigma: 0.5 }
+    response: { model: uniform, minMs: 1, maxMs: 3 }
+  equityIntervalMs: 10000
+`,
+);
+const data = join(dir, 'btc.rec');
+const files = (out: string) => Object.fromEntries(readdirSync(out).map((f) => [f, readFileSync(join(out, f))]));
+
+describe('perpbot backtest', () => {
+  it('backtests the built-in market maker on a synthetic recording end to end, byte-identically twice', () => {
+    const rec = perpbot(['record', '--synthetic', '--out', data, '--duration', '3m', '--seed', '4', '--symbols', 'BTC-USD']);
+    expect(rec.stderr + rec.stdout).toMatch(/wrote \d+ events/);
+    expect(rec.status).toBe(0);
+
+    const a = perpbot(['backtest', '--data', data, '--config', config, '--seed', '9', '--out', join(dir, 'a')]);
+    expect(a.stderr).toMatch(/replayed [\d,]+ events/);
+    expect(a.status).toBe(0);
+    expect(a.stdout).toMatch(/fill ratio/);
+    const summary = JSON.parse(readFileSync(join(dir, 'a', 'summary.json'), 'utf8'));
+    expect(summary).toMatchObject({
+      partial: false,
+      seed: 9,
+      startEquityUsd: 50000,
+      models: { queue: 'power(2)', entryLatency: 'lognormal(median 2ms, sigma 0.5)' },
+    });
+    expect(summary.trades).toBeGreaterThan(0);
+    expect(summary.data.events).toBeGreaterThan(10_000);
+    const orders = readFileSync(join(dir, 'a', 'orders.csv'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(orders).toHaveLength(summary.orders + 1);
+
+    const b = perpbot(['backtest', '--data', data, '--config', config, '--seed', '9', '--out', join(dir, 'b')]);
+    expect(b.status).toBe(0);
+    expect(files(join(dir, 'b'))).toEqual(files(join(dir, 'a')));
+  }, 300_000);
+
+  it('Ctrl-C writes the partial results and says so', async () => {
+    const first = join(dir, 'first.rec');
+    const second = join(dir, 'second.rec');
+    expect(perpbot(['record', '--synthetic', '--out', first, '--duration', '3m', '--symbols', 'BTC-USD']).status).toBe(0);
+    expect(perpbot(['record', '--synthetic', '--out', second, '--duration', '3m', '--start', '2026-01-01T00:03:00Z', '--symbols', 'BTC-USD']).status).toBe(0);
+    const child = spawn(process.execPath, [CLI, 'backtest', '--data', first, second, '--config', config, '--out', join(dir, 'c')], { cwd: dir });
+    let stderr = '';
+    let stdout = '';
+    let interrupted = false;
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d;
+      if (!interrupted && /replayed/.test(stderr)) interrupted = child.kill('SIGINT');
+    });
+    const status = await new Promise<number | null>((done) => child.on('close', done));
+    expect(stderr).toMatch(/stopping: the results so far are written \(partial\)/);
+    expect(status).toBe(0);
+    expect(stdout).toMatch(/PARTIAL backtest/);
+    expect(JSON.parse(readFileSync(join(dir, 'c', 'summary.json'), 'utf8')).partial).toBe(true);
+  }, 300_000);
+
+  it('names a bad backtest key', () => {
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, `${readFileSync(config, 'utf8')}\n`.replace('model: power, power: 2', 'model: power'));
+    const r = perpbot(['backtest', '--data', data, '--config', bad]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/backtest\.queue\.power/);
+  });
+});
