@@ -595,7 +595,10 @@ export class SimExchange {
   /** Own levels of one side, best first, that the recorded opposite side reaches share the size that reaches them. */
   private fillCrossedSide(sm: SimMarket, own: Map<number, OwnLevel>, opposite: RecordedSide, isBid: boolean): void {
     const best = opposite.best();
-    if (best === undefined || (isBid ? Math.max(...own.keys()) < best : Math.min(...own.keys()) > best)) return;
+    if (best === undefined) return;
+    let reached = false;
+    for (const t of own.keys()) if (isBid ? t >= best : t <= best) reached = true;
+    if (!reached) return;
     let used = 0;
     for (const level of [...own.values()].sort((a, b) => (isBid ? b.ticks - a.ticks : a.ticks - b.ticks))) {
       if (isBid ? level.ticks < best : level.ticks > best) break;
@@ -769,7 +772,8 @@ export class SimExchange {
   /** A recorded update with own sizes added at their levels (a snapshot also gets the levels only own orders hold). */
   private overlay(sm: SimMarket, u: BookUpdate): BookUpdate {
     const m = sm.m;
-    const add = (levels: readonly BookLevel[], own: Map<number, OwnLevel>, isBid: boolean): BookLevel[] => {
+    const add = (levels: readonly BookLevel[], own: Map<number, OwnLevel>, isBid: boolean): readonly BookLevel[] => {
+      if (u.kind === 'delta' && (own.size === 0 || !levels.some((l) => own.has(sm.ticks(l.price))))) return levels;
       const out = levels.map((l) => {
         const o = own.get(sm.ticks(l.price));
         return o === undefined ? l : { price: l.price, size: l.size + m.size(o.lots), orders: l.orders + o.orders.length };
@@ -781,7 +785,9 @@ export class SimExchange {
       }
       return out;
     };
-    return { ...u, bids: add(u.bids, sm.ownBids, true), asks: add(u.asks, sm.ownAsks, false) };
+    const bids = add(u.bids, sm.ownBids, true);
+    const asks = add(u.asks, sm.ownAsks, false);
+    return bids === u.bids && asks === u.asks ? u : { ...u, bids, asks };
   }
 
   /** An own order's level changed: the bot's book gets the level's recorded plus own size. */

@@ -215,12 +215,13 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   const progressEvery = opts.progressEvery ?? 100_000;
   let exchangeNs = 0;
   let feedNs = 0;
-  for (let e: RecordedEvent | undefined = first; e !== undefined; e = await nextEvent(it)) {
+  const sync = !(Symbol.asyncIterator in opts.events);
+  for (let e: RecordedEvent | undefined = first; e !== undefined; e = sync ? (it as Iterator<RecordedEvent>).next().value : await nextEvent(it)) {
     const v = time.rel(venueNs(e));
     const recv = time.rel(e.recvNs);
     exchangeNs = Math.max(exchangeNs, recordedFeed ? Math.min(v, recv) : v);
     feedNs = Math.max(feedNs, recordedFeed ? recv : exchangeNs + feed());
-    await runUntil(exchangeNs);
+    for (let level = time.runNext(exchangeNs); level >= 0; level = time.runNext(exchangeNs)) if (level > 0) await drain(level);
     time.advanceTo(exchangeNs);
     venue.replay(e, feedNs);
     result.lastEventNs = e.recvNs;

@@ -7,7 +7,7 @@ import { runBacktest } from '../../../src/backtest/replay.js';
 import { ResultsWriter } from '../../../src/backtest/results.js';
 import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
 import { loadStrategies } from '../../../src/strategy/loader.js';
-import { SYNTHETIC_MARKET, syntheticEvents } from '../../../bench/support/recorded-events.js';
+import { SYNTHETIC_MARKET, syntheticEvents } from '../../support/recorded-events.js';
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -1,4 +1,4 @@
-// Synthetic recorded market events for backtest tests and the bench: a ten-level book around a wandering mid, size
+// Synthetic recorded market events for backtest tests: a ten-level book around a wandering mid, size
 // changes, trades at the best prices and a ticker with mark and funding, generated lazily from a seed.
 // Invariants: the same options give the same events; recvNs (1 ms after the venue's time) never decreases.
 
