@@ -9,12 +9,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkDaemonConfig } from '../src/app/config/index.js';
-import { startTrading } from '../src/app/trading.js';
+import { backtestOptions } from '../src/app/commands/backtest.js';
 import { readRecording } from '../src/backtest/recording/reader.js';
 import { syntheticRecording } from '../src/backtest/recording/synthetic.js';
 import { RecordingWriter } from '../src/backtest/recording/writer.js';
 import { runBacktest } from '../src/backtest/replay.js';
-import { MemoryNonceStore } from '../src/protocol/nonce.js';
 import { median, report } from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -36,27 +35,13 @@ async function record(path: string, durationMs: number): Promise<void> {
 async function replay(path: string): Promise<{ events: number; wallS: number }> {
   const { config, strategies } = await checkDaemonConfig(CONFIG);
   const reader = readRecording(path);
-  const bt = config.backtest;
   const t0 = performance.now();
   const result = await runBacktest({
+    ...backtestOptions(config, strategies),
     events: reader.events(),
     markets: reader.header.markets,
-    defaults: { makerFeeRate: bt.makerFeeRate, takerFeeRate: bt.takerFeeRate, fundingIntervalMs: bt.fundingIntervalMs },
-    startSession: (venue, key) =>
-      startTrading({
-        venue,
-        key,
-        dialect: 'v1',
-        network: 'testnet',
-        nonceStore: new MemoryNonceStore(),
-        strategies,
-        risk: config.risk,
-        signing: 'deterministic',
-      }),
     collateralUsd: 100_000,
-    models: { queue: bt.queue, feed: bt.latency.feed, entry: bt.latency.entry, response: bt.latency.response },
     seed: 1,
-    equityIntervalMs: bt.equityIntervalMs,
     sink: { order: () => {}, fill: () => {}, equity: () => {} },
   });
   return { events: result.events, wallS: (performance.now() - t0) / 1000 };

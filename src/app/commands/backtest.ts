@@ -10,12 +10,13 @@ import { openRecordings } from '../../backtest/data.js';
 import { latencyName, queueModelName } from '../../backtest/models.js';
 import type { RecordingReader } from '../../backtest/recording/events.js';
 import { readRecording } from '../../backtest/recording/reader.js';
-import { runBacktest, singleAccount } from '../../backtest/replay.js';
+import { type BacktestOptions, runBacktest, singleAccount } from '../../backtest/replay.js';
 import { ResultsWriter, type Summary } from '../../backtest/results.js';
 import { ConfigError } from '../../core/errors.js';
 import { MemoryNonceStore } from '../../protocol/nonce.js';
 import { parseCommand, UsageError } from '../args.js';
-import { checkDaemonConfig } from '../config/index.js';
+import { checkDaemonConfig, type DaemonConfig } from '../config/index.js';
+import type { LoadedStrategy } from '../../strategy/loader.js';
 import { startTrading } from '../trading.js';
 import { formatTable } from './table.js';
 
@@ -78,25 +79,11 @@ export async function backtest(argv: string[], out: (line: string) => void, open
   let summary: Summary;
   try {
     const result = await runBacktest({
+      ...backtestOptions(config, strategies),
       events: data.events,
       markets: data.markets,
-      defaults: { makerFeeRate: bt.makerFeeRate, takerFeeRate: bt.takerFeeRate, fundingIntervalMs: bt.fundingIntervalMs },
-      startSession: (venue, key) =>
-        startTrading({
-          venue,
-          key,
-          dialect: 'v1',
-          network: config.venue.network,
-          nonceStore: new MemoryNonceStore(),
-          strategies,
-          risk: config.risk,
-          execution: { maxBatchItems: config.execution.maxBatchItems },
-          signing: 'deterministic',
-        }),
       collateralUsd,
-      models: { queue: bt.queue, feed: bt.latency.feed, entry: bt.latency.entry, response: bt.latency.response },
       seed,
-      equityIntervalMs: bt.equityIntervalMs,
       sink: writer,
       progressEvery: 20_000,
       signal: abort.signal,
@@ -119,6 +106,31 @@ export async function backtest(argv: string[], out: (line: string) => void, open
   }
   out(summaryTable(summary, dir));
   return 0;
+}
+
+/** What a backtest takes from a daemon config: the session (its strategies, risk, batch size), the models, the market defaults. */
+export function backtestOptions(
+  config: DaemonConfig,
+  strategies: readonly LoadedStrategy[],
+): Pick<BacktestOptions, 'startSession' | 'models' | 'defaults' | 'equityIntervalMs'> {
+  const bt = config.backtest;
+  return {
+    startSession: (venue, key) =>
+      startTrading({
+        venue,
+        key,
+        dialect: 'v1',
+        network: config.venue.network,
+        nonceStore: new MemoryNonceStore(),
+        strategies,
+        risk: config.risk,
+        execution: { maxBatchItems: config.execution.maxBatchItems },
+        signing: 'deterministic',
+      }),
+    models: { queue: bt.queue, feed: bt.latency.feed, entry: bt.latency.entry, response: bt.latency.response },
+    defaults: { makerFeeRate: bt.makerFeeRate, takerFeeRate: bt.takerFeeRate, fundingIntervalMs: bt.fundingIntervalMs },
+    equityIntervalMs: bt.equityIntervalMs,
+  };
 }
 
 function summaryTable(s: Summary, dir: string): string {
