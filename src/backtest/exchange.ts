@@ -270,8 +270,8 @@ export class SimExchange {
       for (const l of u.bids) this.setLevel(sm.bids, sm.ownBids, sm.ticks(l.price), l.size);
       for (const l of u.asks) this.setLevel(sm.asks, sm.ownAsks, sm.ticks(l.price), l.size);
     }
-    this.sink.book(sm.ownBids.size + sm.ownAsks.size === 0 ? u : this.overlay(sm, u));
     this.fillCrossed(sm);
+    this.sink.book(sm.ownBids.size + sm.ownAsks.size === 0 ? u : this.overlay(sm, u));
   }
 
   applyTrade(t: Trade, nowNs: bigint): void {

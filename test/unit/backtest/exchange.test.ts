@@ -128,6 +128,18 @@ describe('fills', () => {
     expect(s.fills.slice(1).map((f) => [f.price, f.size])).toEqual([[102, 0.4]]);
   });
 
+  it("the bot's book never looks crossed: an own order the recorded book reaches is filled before that update is sent", () => {
+    const s = setup();
+    s.book('snapshot', [[100, 5]], [[101, 5]]);
+    s.place(true, 100.5, 1);
+    const before = s.books.length;
+    s.book('delta', [], [[100.5, 3]]);
+    expect(s.books.slice(before).map((b) => [b.kind, b.bids, b.asks])).toEqual([
+      ['delta', [{ price: 100.5, size: 0, orders: 0 }], []],
+      ['delta', [], [{ price: 100.5, size: 3, orders: 1 }]],
+    ]);
+  });
+
   it('no fill without market evidence: quotes and size changes elsewhere fill nothing', () => {
     const s = setup();
     s.book('snapshot', [[100, 5]], [[101, 5]]);

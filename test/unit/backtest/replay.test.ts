@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startTrading } from '../../../src/app/trading.js';
+import { startTrading, type TradingSession } from '../../../src/app/trading.js';
 import { runBacktest } from '../../../src/backtest/replay.js';
 import { ResultsWriter } from '../../../src/backtest/results.js';
 import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
@@ -21,12 +21,21 @@ async function run(seed: number) {
     { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.01, maxPosition: 0.1, halfSpreadTicks: 1, minIntervalMs: 100 } },
   ]);
   const writer = new ResultsWriter(dir, ['BTC-USD']);
+  let session: TradingSession | undefined;
   const result = await runBacktest({
     events: syntheticEvents({ seed: 1, count: 6_000 }),
     markets: [SYNTHETIC_MARKET],
     defaults: { makerFeeRate: 0, takerFeeRate: 0, fundingIntervalMs: 3_600_000 },
-    startSession: (venue, key) =>
-      startTrading({ venue, key, dialect: 'v1', network: 'mainnet', nonceStore: new MemoryNonceStore(), strategies, signing: 'deterministic' }),
+    startSession: async (venue, key) =>
+      (session = await startTrading({
+        venue,
+        key,
+        dialect: 'v1',
+        network: 'mainnet',
+        nonceStore: new MemoryNonceStore(),
+        strategies,
+        signing: 'deterministic',
+      })),
     collateralUsd: 100_000,
     models: {
       queue: { model: 'power', power: 2 },
@@ -39,14 +48,15 @@ async function run(seed: number) {
     sink: writer,
   });
   const summary = writer.finish(result, { configHash: 'test', seed, models: {}, dataFiles: [], equityIntervalMs: 10_000 });
-  return { dir, result, summary };
+  return { dir, result, summary, bookStats: session!.market.bookStats('BTC-USD')! };
 }
 
 const files = (dir: string) => Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
 
 describe('runBacktest', () => {
   it('runs the built-in market maker over recorded events: it quotes, gets filled, pays fees, and stops with no order open', async () => {
-    const { result, summary } = await run(1);
+    const { result, summary, bookStats } = await run(1);
+    expect(bookStats.rebuilds).toEqual({ crossed: 0, mismatch: 0 }); // the bot's book (own orders overlaid) never looked crossed or wrong
     expect(result.partial).toBe(false);
     expect(result.events).toBeGreaterThan(6_000);
     expect(summary.trades).toBeGreaterThan(0);
