@@ -259,6 +259,7 @@ export class SimExchange {
 
   // ------------------------------------------------------------------ market data
 
+  /** A recorded book update; before the first ticker the mark price is the recorded mid (the engine's last-trade fallback). */
   applyBook(u: BookUpdate, nowNs: bigint): void {
     const sm = this.markets.get(u.symbol);
     if (sm === undefined) return;
@@ -269,6 +270,12 @@ export class SimExchange {
     } else {
       for (const l of u.bids) this.setLevel(sm.bids, sm.ownBids, sm.ticks(l.price), l.size);
       for (const l of u.asks) this.setLevel(sm.asks, sm.ownAsks, sm.ticks(l.price), l.size);
+    }
+    const m = sm.m;
+    if (m.oraclePx === 0) {
+      const bid = sm.bids.best();
+      const ask = sm.asks.best();
+      if (bid !== undefined && ask !== undefined) m.lastTradeTicks = Math.round((bid + ask) / 2);
     }
     this.fillCrossed(sm);
     this.sink.book(sm.ownBids.size + sm.ownAsks.size === 0 ? u : this.overlay(sm, u));
@@ -307,6 +314,7 @@ export class SimExchange {
     }
     this.fireTriggers(sm);
     this.settle();
+    if (this.account.positions[m.index]!.lots !== 0 && isUnderwater(this.st, this.account)) this.liquidate();
   }
 
   // ------------------------------------------------------------------ actions

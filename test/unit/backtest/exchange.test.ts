@@ -212,4 +212,37 @@ describe('fees and funding to the cent', () => {
     expect(s.ex.fundingUnits).toBe(-10_000n);
     expect(s.ex.equityUsd()).toBeCloseTo(1_000_000 - 0.09 - 0.01, 9);
   });
+
+  it('liquidation below maintenance margin: orders cancelledRiskLimit, the position closes against the recorded book', () => {
+    const s = setup(undefined, 20);
+    s.book('snapshot', [[100, 5]], [[100.5, 5]]);
+    s.place(true, 100.5, 1, 'IOC'); // long 1 at 100.5, taker fee 0.05025
+    const resting = s.order(s.place(true, 70, 0.1))!.orderId;
+    s.book('snapshot', [[79, 5]], [[80.5, 5]]);
+    s.ex.applyTicker(ticker(80, 0), T0 + 1_000n); // equity 20 − 0.05 − 20.5 < maintenance 0.025 × 80
+    expect(s.ex.liquidations).toBe(1);
+    expect(s.ex.positionSize(SYMBOL)).toBe(0);
+    expect(s.done.find((o) => o.id === resting)?.status).toBe('cancelledRiskLimit');
+    expect(s.fills.at(-1)).toMatchObject({ side: 'sell', price: 79, size: 1, cause: 'liquidation', maker: false });
+    expect(s.updates.some((u) => u.kind === 'liquidation' && u.liquidation.price === 79)).toBe(true);
+  });
+
+  it('a trigger order parks until the mark price reaches its trigger, then takes the book', () => {
+    const s = setup();
+    s.book('snapshot', [[100, 5]], [[100.5, 5]]);
+    s.ex.applyTicker(ticker(100, 0), T0 + 10n);
+    s.place(true, 100.5, 1, 'IOC');
+    const stop = s.ex.submit(
+      [{ order: { c: SYMBOL, b: false, px: 0, sz: 1, r: true, t: { trigger: { is_market: true, triggerPx: 95 } } } }],
+      ['stop'],
+      T0 + 20n,
+    )[0];
+    expect(stop).toMatchObject({ kind: 'order', fact: { status: 'placed' } });
+    s.ex.applyTicker(ticker(96, 0), T0 + 30n);
+    expect(s.ex.positionSize(SYMBOL)).toBe(1);
+    s.book('snapshot', [[94.5, 5]], [[95, 5]]);
+    s.ex.applyTicker(ticker(94.5, 0), T0 + 40n);
+    expect(s.ex.positionSize(SYMBOL)).toBe(0);
+    expect(s.done.find((o) => o.id === 'stop')).toMatchObject({ status: 'filled', kind: 'trigger' });
+  });
 });
