@@ -145,6 +145,8 @@ export interface DaemonConfig {
     /** Keep-warm interval, ms (the session's keepWarmMs: a dry run of the hot path between bursts); 0: off. Default 5. */
     keepWarmMs: number;
   };
+  /** Market data recorded while trading (docs/recording.md); absent: none. */
+  record: { /** Recording file; absolute once loaded. */ out: string /** Default: the strategies' markets. */; symbols: string[] | undefined } | undefined;
 }
 
 const STRICT = { strict: true } as const;
@@ -275,6 +277,7 @@ const fileSchema = complete({
     }),
   ),
   latency: defaulted(complete({ dedicatedCpu: optional(integer(0, 4095)), keepWarmMs: withDefault(integer(0, 60_000), 5) })),
+  record: optional(complete({ out: string({ minLength: 1, maxLength: 4096 }), symbols: optional(array(symbolSchema, { minLength: 1, maxLength: 200 })) })),
 });
 
 /**
