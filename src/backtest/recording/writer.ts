@@ -147,7 +147,11 @@ export class RecordingWriter {
       } catch (e) {
         this.fail(e);
       }
-      closeSync(this.fd);
+      try {
+        closeSync(this.fd);
+      } catch (e) {
+        this.fail(e);
+      }
     });
     return this.written;
   }

@@ -1,6 +1,6 @@
 // The recording format: writer and reader round-trip every event kind and value exactly, a torn or damaged last block is
 // dropped while earlier damage is an error, and a bad header is refused naming the field.
-import { appendFileSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -188,6 +188,25 @@ describe('recording round trip', () => {
     const w = RecordingWriter.create(fresh(), HEADER);
     expect(() => w.append(trade(T0, { symbol: 'SOL-USD' }))).toThrow(/SOL-USD is not among the recording's markets/);
     await w.close();
+  });
+});
+
+describe('write errors', () => {
+  it('are reported once; later events are counted as dropped, and close still resolves', async () => {
+    const errors: RecordingError[] = [];
+    const w = RecordingWriter.create(fresh(), HEADER, { onError: (e) => errors.push(e) });
+    // The descriptor taken away under the writer: its next write fails (EBADF), as a full or vanished disk would.
+    closeSync((w as unknown as { fd: number }).fd);
+    w.append(trade(T0));
+    w.flush();
+    await w.drained();
+    w.append(trade(T0 + 1n));
+    w.flush();
+    await w.close();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.message).toMatch(/write failed/);
+    expect(w.error).toBe(errors[0]);
+    expect([w.events, w.droppedEvents]).toEqual([2, 1]);
   });
 });
 
