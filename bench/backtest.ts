@@ -11,8 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { checkDaemonConfig } from '../src/app/config/index.js';
 import { backtestOptions } from '../src/app/commands/backtest.js';
 import { readRecording } from '../src/backtest/recording/reader.js';
-import { syntheticRecording } from '../src/backtest/recording/synthetic.js';
-import { RecordingWriter } from '../src/backtest/recording/writer.js';
+import { writeSyntheticRecording } from '../src/backtest/recording/synthetic.js';
 import { runBacktest } from '../src/backtest/replay.js';
 import { median, report } from './lib.js';
 
@@ -22,13 +21,7 @@ const DAY_HOURS = Number(process.env.BENCH_DAY_HOURS ?? 24);
 const CONFIG = resolve(fileURLToPath(import.meta.url), '../../../config/default.yaml');
 
 async function record(path: string, durationMs: number): Promise<void> {
-  const source = syntheticRecording({ seed: 3, durationMs, symbols: ['BTC-USD'] });
-  const writer = RecordingWriter.create(path, source.header);
-  for (const e of source.events()) {
-    writer.append(e);
-    if (writer.pendingBlocks > 4) await writer.drained();
-  }
-  await writer.close();
+  await writeSyntheticRecording(path, { seed: 3, durationMs, symbols: ['BTC-USD'] });
 }
 
 /** Replays `path` with the default config's strategies and risk; returns events and wall seconds. */

@@ -24,7 +24,15 @@ export function unitsToUsd(units: bigint, quoteScale: number): number {
   return Number(units) / quoteScale;
 }
 
+/** Decimals of the steps seen so far: a market has a handful, and rounding to them is on the venue's hot path. */
+const STEP_DECIMALS = new Map<number, number>();
+
 /** `x` rounded to the decimals of `step` (plus `extra`), e.g. a volume to the lot's decimals. */
 export function roundToStep(x: number, step: number, extra = 0): number {
-  return Number(x.toFixed(Math.min(20, decimalsOf(step) + extra)));
+  let decimals = STEP_DECIMALS.get(step);
+  if (decimals === undefined) {
+    decimals = decimalsOf(step);
+    if (STEP_DECIMALS.size < 1024) STEP_DECIMALS.set(step, decimals);
+  }
+  return Number(x.toFixed(Math.min(20, decimals + extra)));
 }

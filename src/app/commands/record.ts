@@ -1,7 +1,7 @@
 // `perpbot record`: records a venue's market streams (book, trades, ticker) through the venue port to a recording file, or
 // generates a synthetic recording from the local venue's market flow in virtual time.
 // Invariants: the file is closed cleanly on --duration, Ctrl-C and SIGTERM; a killed recorder loses at most the last
-// second (the writer closes a block every FLUSH_INTERVAL_MS); an existing file is never overwritten.
+// second (the writer closes a block every LIVE_FLUSH_INTERVAL_MS); an existing file is never overwritten.
 
 import { connectVenue } from '../../client/venue.js';
 import { systemClock } from '../../core/clock.js';
@@ -9,8 +9,8 @@ import { symbolSchema } from '../../core/types.js';
 import { safeParse } from '../../core/schema.js';
 import { RECORDING_FORMAT_VERSION, type RecordingHeader } from '../../backtest/recording/events.js';
 import { recordMarketData } from '../../backtest/recording/recorder.js';
-import { syntheticRecording } from '../../backtest/recording/synthetic.js';
-import { RecordingWriter } from '../../backtest/recording/writer.js';
+import { writeSyntheticRecording } from '../../backtest/recording/synthetic.js';
+import { LIVE_FLUSH_INTERVAL_MS, RecordingWriter } from '../../backtest/recording/writer.js';
 import { loadDaemonConfig } from '../config/index.js';
 import { durationMs, parseCommand, UsageError } from '../args.js';
 import { venueOf, type VenueTarget } from './connection.js';
@@ -33,11 +33,6 @@ in virtual time instead (no network, no waiting): a seed and duration always giv
   --network N      mainnet, testnet or devnet (default testnet)
   --seed N         synthetic: seed of the market flow (default 1)
   --start TIME     synthetic: virtual start, an ISO time (default 2026-01-01T00:00:00Z)`;
-
-/** A live recording closes a block at least this often: what a killed recorder can lose, ms. */
-export const FLUSH_INTERVAL_MS = 500;
-/** Blocks a synthetic run lets wait for compression and writing before it pauses. */
-const MAX_PENDING_BLOCKS = 4;
 
 const OPTIONS = {
   out: { type: 'string' },
@@ -117,23 +112,16 @@ async function synthetic(
   const startTimeMs = o.start === undefined ? undefined : Date.parse(o.start);
   if (startTimeMs !== undefined && !(Number.isFinite(startTimeMs) && startTimeMs >= 0 && /^\d{4}-\d{2}-\d{2}/.test(o.start!)))
     throw new UsageError(`--start must be an ISO time (2026-01-01T00:00:00Z); got ${JSON.stringify(o.start)}`);
-  const source = syntheticRecording({
+  const started = performance.now();
+  const { events, bytes } = await writeSyntheticRecording(path, {
     seed,
     durationMs: o.duration,
     ...(o.symbols && { symbols: o.symbols }),
     ...(startTimeMs !== undefined && { startTimeMs }),
   });
-  const started = performance.now();
-  const writer = RecordingWriter.create(path, source.header);
-  for (const e of source.events()) {
-    writer.append(e);
-    if (writer.pendingBlocks > MAX_PENDING_BLOCKS) await writer.drained();
-  }
-  await writer.close();
-  if (writer.error) throw writer.error;
   const wallMs = performance.now() - started;
   out(
-    `wrote ${writer.events} events (${writer.bytes} bytes, ${(writer.bytes / Math.max(1, writer.events)).toFixed(2)} bytes/event), ${seconds(o.duration)} s of synthetic market data (seed ${seed}), to ${path} in ${seconds(wallMs)} s`,
+    `wrote ${events} events (${bytes} bytes, ${(bytes / Math.max(1, events)).toFixed(2)} bytes/event), ${seconds(o.duration)} s of synthetic market data (seed ${seed}), to ${path} in ${seconds(wallMs)} s`,
   );
   return 0;
 }
@@ -166,7 +154,7 @@ async function live(
     const failed = new Promise<never>((_, reject) => {
       fail = reject;
     });
-    const writer = RecordingWriter.create(path, header, { flushIntervalMs: FLUSH_INTERVAL_MS, onError: (e) => fail(e) });
+    const writer = RecordingWriter.create(path, header, { flushIntervalMs: LIVE_FLUSH_INTERVAL_MS, onError: (e) => fail(e) });
     const recording = recordMarketData({ market: venue.market, symbols, clock, append: (e) => writer.append(e), onError: (e) => fail(e) });
     out(`recording ${symbols.join(', ')} from ${target.url} to ${path}${duration === undefined ? '' : ` for ${seconds(duration)} s`} (Ctrl-C stops)`);
     let timer: NodeJS.Timeout | undefined;

@@ -24,6 +24,7 @@ function withAbsolutePaths(c: DaemonConfig, baseDir: string): DaemonConfig {
   return {
     ...c,
     journal: { ...c.journal, path: resolve(baseDir, c.journal.path) },
+    record: c.record && { ...c.record, out: resolve(baseDir, c.record.out) },
     accounts: c.accounts.map((a) => (a.keyFile === undefined ? a : { ...a, keyFile: resolve(baseDir, a.keyFile) })),
     strategies: c.strategies.map((s) => (isPath(s.module) ? { ...s, module: resolve(baseDir, s.module) } : s)),
   };

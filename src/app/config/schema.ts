@@ -148,6 +148,8 @@ export interface DaemonConfig {
   };
   /** `perpbot backtest` only: the simulated exchange's models (src/backtest/config.ts, docs/backtest.md). Default {}. */
   backtest: BacktestConfig;
+  /** Market data recorded while trading (docs/recording.md); absent: none. */
+  record: { /** Recording file; absolute once loaded. */ out: string /** Default: the strategies' markets. */; symbols: string[] | undefined } | undefined;
 }
 
 const STRICT = { strict: true } as const;
@@ -279,6 +281,7 @@ const fileSchema = complete({
   ),
   latency: defaulted(complete({ dedicatedCpu: optional(integer(0, 4095)), keepWarmMs: withDefault(integer(0, 60_000), 5) })),
   backtest: backtestConfigSchema,
+  record: optional(complete({ out: string({ minLength: 1, maxLength: 4096 }), symbols: optional(array(symbolSchema, { minLength: 1, maxLength: 200 })) })),
 });
 
 /**

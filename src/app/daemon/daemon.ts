@@ -24,6 +24,7 @@ import { venueOptions } from '../venue-config.js';
 import { loadAccounts, prepareAccounts, reportNonceLead, type DaemonAccount } from './accounts.js';
 import { control, readiness, statusOf, type LiveSession, type SessionEntry } from './control.js';
 import { RegistryMetricBackends, wireMetrics } from './metrics.js';
+import { startMarketRecording } from './market-recording.js';
 import { journalingSubmitter, journalSizeGauge, recordSnapshots, recordTrading, snapshotAccount } from './recording.js';
 import { resolveUnresolvedBatches } from './resolve.js';
 import { lockJournal } from './journal-lock.js';
@@ -149,6 +150,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         account,
         session: await startSession(opts, account, mine, { url, wsUrl, journal, nonces, metrics, strategyMetrics, commitments, recordings }),
       });
+    }
+    if (config.record && sessions.length > 0) {
+      const recording = startMarketRecording(
+        config.record,
+        sessions.map((s) => s.session),
+        { registry: metrics.registry, log: componentLogger(logger, 'recording'), clock, venueUrl: url },
+      );
+      closers.push(() => recording.close());
     }
     reportNonceLead(accounts, nonces, { registry: metrics.registry, log });
     for (const { session } of sessions)

@@ -387,9 +387,10 @@ export class BlockDecoder {
       this.pos += 8;
       return x;
     }
-    const scale = POW10[k];
-    if (scale === undefined) throw new RecordingError(`block has a number at unknown scale ${k}`);
-    const m = this.mantissa[slot]! + unzigzag((code - k) / 16);
+    if (k > 9) throw new RecordingError(`block has a number at unknown scale ${k}`);
+    const scale = POW10[k]!;
+    const z = (code - k) / 16;
+    const m = this.mantissa[slot]! + (z & 1 ? -(z + 1) / 2 : z / 2);
     this.mantissa[slot] = m;
     return m / scale;
   }
@@ -411,15 +412,17 @@ export class BlockDecoder {
     return this.buf[this.pos++]!;
   }
 
+  /** (The block buffer is exactly the block: a read past its end is undefined.) */
   private varint(): number {
-    let b = this.buf[this.pos++];
-    if (b === undefined || this.pos > this.end) throw new RecordingError('block ends inside a number');
+    const buf = this.buf;
+    let b = buf[this.pos++];
+    if (b === undefined) throw new RecordingError('block ends inside a number');
     if (b < 128) return b;
     let v = b & 127;
     let mul = 128;
     for (;;) {
-      b = this.buf[this.pos++];
-      if (b === undefined || this.pos > this.end || mul > 2 ** 49) throw new RecordingError('block has a malformed number');
+      b = buf[this.pos++];
+      if (b === undefined || mul > 2 ** 49) throw new RecordingError('block has a malformed number');
       v += (b & 127) * mul;
       if (b < 128) return v;
       mul *= 128;

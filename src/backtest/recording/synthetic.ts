@@ -13,8 +13,11 @@ import { MarketFlow } from '../../venue-sim/flow.js';
 import { venueSchedule } from '../../venue-sim/server/schedule.js';
 import { type StreamSink, VenueStreams } from '../../venue-sim/server/streams.js';
 import { RECORDING_FORMAT_VERSION, type RecordedEvent, type RecordingHeader } from './events.js';
+import { RecordingWriter } from './writer.js';
 
 const NS_PER_MS = 1_000_000n;
+/** Blocks a synthetic run lets wait for compression and writing before it pauses. */
+const MAX_PENDING_BLOCKS = 4;
 /** 2026-01-01T00:00:00Z: the virtual start when none is given (a recording must not depend on the day it was made). */
 export const SYNTHETIC_START_MS = Date.UTC(2026, 0, 1);
 
@@ -76,6 +79,22 @@ export function syntheticRecording(opts: SyntheticOptions): SyntheticRecording {
         opts.durationMs,
       ),
   };
+}
+
+/**
+ * Writes the synthetic recording of `opts` to `path` (a new file). Throws ConfigError for bad options, RecordingError when
+ * the file exists or cannot be written.
+ */
+export async function writeSyntheticRecording(path: string, opts: SyntheticOptions): Promise<{ readonly events: number; readonly bytes: number }> {
+  const source = syntheticRecording(opts);
+  const writer = RecordingWriter.create(path, source.header);
+  for (const e of source.events()) {
+    writer.append(e);
+    if (writer.pendingBlocks > MAX_PENDING_BLOCKS) await writer.drained();
+  }
+  await writer.close();
+  if (writer.error) throw writer.error;
+  return { events: writer.events, bytes: writer.bytes };
 }
 
 function* run(symbols: readonly string[], seed: number, startTimeMs: number, durationMs: number): IterableIterator<RecordedEvent> {

@@ -23,6 +23,8 @@ export interface RecordingWriterOptions {
 }
 
 const DEFAULT_BLOCK_BYTES = 1 << 20;
+/** The flush interval of live recordings: what a recorder killed at any moment can lose, ms. */
+export const LIVE_FLUSH_INTERVAL_MS = 500;
 
 export class RecordingWriter {
   private readonly encoder: BlockEncoder;
@@ -145,7 +147,11 @@ export class RecordingWriter {
       } catch (e) {
         this.fail(e);
       }
-      closeSync(this.fd);
+      try {
+        closeSync(this.fd);
+      } catch (e) {
+        this.fail(e);
+      }
     });
     return this.written;
   }

@@ -76,13 +76,14 @@ export class VenueStreams implements TopicSource {
     }
   }
 
-  /** Publishes the engine's events, in order, to the topics that carry them. */
+  /** Publishes the engine's events, in order, to the topics that carry them (building no message nobody listens to). */
   publishEvents(events: readonly EngineEvent[]): void {
     const hub = this.hub;
     for (const e of events) {
       switch (e.type) {
         case 'orderUpdate':
-          hub?.publish(`account.${e.account}`, 'account', {
+          if (!hub?.hasSubscribers(`account.${e.account}`)) break;
+          hub.publish(`account.${e.account}`, 'account', {
             type: 'orderUpdate',
             status: e.status,
             symbol: e.symbol,
@@ -113,11 +114,12 @@ export class VenueStreams implements TopicSource {
           break;
         }
         case 'positionUpdate':
-          hub?.publish(`account.${e.account}`, 'account', this.positionUpdate(e));
+          if (hub?.hasSubscribers(`account.${e.account}`)) hub.publish(`account.${e.account}`, 'account', this.positionUpdate(e));
           break;
         case 'marginUpdate': {
+          if (!hub?.hasSubscribers(`account.${e.account}`)) break;
           const { type: _t, account, timestamp: _ts, maintenanceMargin: _mm, ...margin } = e;
-          hub?.publish(`account.${account}`, 'account', { type: 'marginUpdate', ...margin });
+          hub.publish(`account.${account}`, 'account', { type: 'marginUpdate', ...margin });
           break;
         }
         case 'leverageUpdate':
@@ -162,6 +164,7 @@ export class VenueStreams implements TopicSource {
     const reason = f.reason === 'normal' ? null : f.reason;
     for (const maker of [true, false]) {
       const account = maker ? f.maker : f.taker;
+      if (!hub.hasSubscribers(`account.${account}`)) continue;
       hub.publish(`account.${account}`, 'account', {
         type: 'fill',
         symbol: f.symbol,
@@ -177,6 +180,7 @@ export class VenueStreams implements TopicSource {
         maker,
       });
     }
+    if (!hub.hasSubscribers(`trades.${f.symbol}`)) return;
     const trade = { s: f.symbol, px: f.price, sz: f.amount, time: timeMs, side: f.isBuy, maker: f.maker, taker: f.taker, reason, liq: f.reason !== 'normal' };
     hub.publish(`trades.${f.symbol}`, 'trades', { trades: [trade] });
   }
