@@ -69,6 +69,36 @@ describe('trading session against the local venue', () => {
   });
 });
 
+describe('the kill switch on a quiet market', () => {
+  it('cancels every resting order at once (nothing else would: the market maker requotes only when the book moves)', async () => {
+    const quiet = await startVenue({ seed: 22, flowIntervalMs: 3_600_000 });
+    const trader = Keypair.generate();
+    let s: TradingSession | undefined;
+    try {
+      for (let i = 0; i < 5; i++) quiet.step();
+      quiet.engine.faucet(trader.publicKey, 100_000);
+      const strategies = await loadStrategies([
+        { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 20, minIntervalMs: 0 } },
+      ]);
+      s = await startTrading({
+        venue: connectVenue({ url: quiet.url, wsUrl: quiet.wsUrl, dialect: 'v1', network: 'mainnet' }),
+        dialect: 'v1',
+        network: 'mainnet',
+        key: trader,
+        nonceStore: new MemoryNonceStore(),
+        strategies,
+      });
+      const resting = () => quiet.engine.openOrders(trader.publicKey);
+      await until(() => resting().length >= 2, 'a bid and an ask resting', 10_000, 10);
+      s.risk.halt('test kill switch');
+      await until(() => resting().length === 0, 'the kill to cancel every resting order', 3_000, 5);
+    } finally {
+      await s?.stop({ deadlineMs: 3000 });
+      await quiet.close();
+    }
+  });
+});
+
 describe('a session that fails to start', () => {
   it('closes what it opened (WebSocket connections, HTTP sockets, its signing worker) and rethrows', async () => {
     const strategies = await loadStrategies([{ name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01 } }]);
