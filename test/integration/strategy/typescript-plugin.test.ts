@@ -1,7 +1,7 @@
 // The compiled daemon (dist/src/cli.js, plain Node) loads a TypeScript plugin as it is, with its own TypeScript imports, and
 // reports a broken one (syntax, a throw at import, a default export not from defineStrategy, bad params) naming the file and key.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,6 +43,9 @@ export default defineStrategy<Params>({
 });
 `,
 );
+mkdirSync(join(dir, 'cjs'));
+writeFileSync(join(dir, 'cjs/package.json'), JSON.stringify({ type: 'commonjs' }));
+writeFileSync(join(dir, 'cjs/typed.ts'), readFileSync(join(dir, 'typed.ts'), 'utf8').replace("'./offset.js'", "'../offset.js'"));
 writeFileSync(join(dir, 'syntax.ts'), "import { defineStrategy } from 'perpbot';\nexport default defineStrategy({ name: 'syntax', \n");
 writeFileSync(join(dir, 'throws.ts'), "const n: number = 1;\nif (n === 1) throw new Error('no API key in the environment');\nexport default n;\n");
 writeFileSync(join(dir, 'plain.ts'), 'export default { name: "plain" } as const;\n');
@@ -56,6 +59,17 @@ describe('TypeScript strategy plugins in the compiled daemon', () => {
     expect(bad.status).toBe(1);
     expect(bad.out).toContain('strategies[0].params.size (line 4): must be > 0, got -1');
     expect(bad.out).toContain('strategies[0].params.extra (line 4): unknown field');
+  });
+
+  it('loads one compiled to CommonJS (its package has no "type": "module") and names each bad param the same way', () => {
+    const r = checkConfig('cjs', [
+      '  - {module: ./cjs/typed.ts, params: {symbol: BTC-USD, size: 0.01}}',
+      '  - {name: two, module: ./cjs/typed.ts, params: {symbol: BTC-USD, size: -1, extra: 1}}',
+    ]);
+    expect(r.status).toBe(1);
+    expect(r.out).toContain('2 problems in');
+    expect(r.out).toContain('strategies[1].params.size (line 5): must be > 0, got -1');
+    expect(r.out).toContain('strategies[1].params.extra (line 5): unknown field');
   });
 
   it('names the key and the file of a plugin that does not parse, throws at import or exports something else', () => {
