@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { StrategyError } from '../../../src/core/errors.js';
 import { parse } from '../../../src/core/schema.js';
 import { L2Book } from '../../../src/market/book.js';
+import { intentSchema } from '../../../src/strategy/intent-schema.js';
 import {
+  closingTrigger,
   defineStrategy,
   inventory,
   isStrategyDefinition,
@@ -16,6 +18,7 @@ import {
   spread,
   stamp,
   STRATEGY_BRAND,
+  triggersAbove,
   withDefault,
 } from '../../../src/strategy/api.js';
 import { accountState, book } from './helpers.js';
@@ -150,5 +153,25 @@ describe('defineStrategy', () => {
     expect(parse(params, {})).toEqual({ n: 3 });
     expect(parse(params, { n: 0 })).toEqual({ n: 0 });
     expect(() => parse(params, { n: -1 }, 'p')).toThrow('p.n: must be >= 0, got -1');
+  });
+});
+
+describe('conditional intents', () => {
+  it('closingTrigger: reduce-only, the opposite side of the position, its whole size, GTC; a valid intent', () => {
+    const stop = closingTrigger('BTC-USD', 0.3, { kind: 'stop', triggerPrice: 95 });
+    expect(stop).toEqual({ symbol: 'BTC-USD', side: 'sell', size: 0.3, tif: 'GTC', reduceOnly: true, trigger: { kind: 'stop', triggerPrice: 95 } });
+    const tp = closingTrigger('BTC-USD', -2, { kind: 'takeProfit', triggerPrice: 90 }, { limitPrice: 89.5, clientTag: 'tp' });
+    expect(tp).toMatchObject({ side: 'buy', size: 2, price: 89.5, clientTag: 'tp' });
+    for (const order of [stop, tp]) expect(parse(intentSchema, { kind: 'place', dataTimeMs: 1, dataVersion: 1, order })).toBeDefined();
+    expect(() => closingTrigger('BTC-USD', 0, { kind: 'stop', triggerPrice: 95 })).toThrow('positionBase: no position to close in BTC-USD (0)');
+  });
+
+  it('triggersAbove: a sell stop and a buy take-profit fire at or below their trigger, a buy stop and a sell take-profit at or above', () => {
+    expect([triggersAbove('sell', 'stop'), triggersAbove('buy', 'takeProfit'), triggersAbove('buy', 'stop'), triggersAbove('sell', 'takeProfit')]).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
   });
 });
