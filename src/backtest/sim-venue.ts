@@ -6,6 +6,7 @@
 
 import { BehaviorSubject, concat, defer, EMPTY, NEVER, type Observable, of, Subject } from 'rxjs';
 import type { AccountUpdate, ClosedOrder, Fill, VenueOrder } from '../core/account-data.js';
+import { ValidationError } from '../core/errors.js';
 import { parseJson } from '../core/json.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { BookUpdate, MarketRules, Ticker, Trade } from '../core/market-data.js';
@@ -116,7 +117,8 @@ export class SimVenue implements Venue {
       },
       bookSnapshot: (symbol, levels) => {
         const view = this.exchange.bookView(symbol, levels, time.nowMs());
-        return new Promise((resolve) => time.at(Math.max(time.nowRelNs, this.feedAtNs), () => resolve({ ...view!, arrivalNs: time.nowNs() }), DRAIN_ALL));
+        if (view === undefined) return Promise.reject(new ValidationError('symbol', `the recording has no market ${symbol}`));
+        return new Promise((resolve) => time.at(Math.max(time.nowRelNs, this.feedAtNs), () => resolve({ ...view, arrivalNs: time.nowNs() }), DRAIN_ALL));
       },
       trades$: (symbol) => streams.of(streams.trades, symbol),
       ticker$: (symbol) => streams.of(streams.tickers, symbol),
