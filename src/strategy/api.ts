@@ -96,6 +96,9 @@ export interface StrategyMetrics {
 export const MAX_LABEL_NAMES = 4;
 export const MAX_SERIES_PER_METRIC = 64;
 
+/** Figures a strategy shows in the daemon's /status (`strategies[i].report`): finite numbers, strings, booleans or null. */
+export type StrategyReport = Readonly<Record<string, number | string | boolean | null>>;
+
 /** What a running strategy sees of the world. */
 export interface StrategyContext {
   /** The strategy instance's name (unique in the daemon). */
@@ -111,6 +114,11 @@ export interface StrategyContext {
   rules(symbol: string): MarketRules;
   readonly log: StrategyLogger;
   readonly metrics: StrategyMetrics;
+  /**
+   * Replaces the figures shown for this strategy in /status (progress, average price ...); they stay after it stops.
+   * Throws StrategyError for a value that is not a finite number, a string, a boolean or null.
+   */
+  report(fields: StrategyReport): void;
 }
 
 // ---------------------------------------------------------------------------------------------
