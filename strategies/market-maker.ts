@@ -222,7 +222,7 @@ export default defineStrategy({
       const m = (bid.price + ask.price) / 2;
       if (p.jumpBps > 0 && lastMid > 0 && Math.abs(m - lastMid) * 1e4 > p.jumpBps * lastMid) pausedUntilMs = nowMs + p.jumpPauseMs;
       lastMid = m;
-      vol.observe(m, book.venueTimeMs);
+      if (p.riskAversion > 0) vol.observe(m, book.venueTimeMs);
       if (nowMs < pausedUntilMs) return 'jump';
       if (p.maxDataAgeMs > 0 && nowMs - book.venueTimeMs > p.maxDataAgeMs) return 'stale';
       return undefined;
