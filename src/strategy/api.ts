@@ -11,8 +11,8 @@ import type { BookLevel, MarketRules, Ticker, Trade } from '../core/market-data.
 import type { Schema } from '../core/schema.js';
 import type { BookSide, BookView } from '../market/book.js';
 
-export type { DataStamp, Intent, LocalOrderStatus, OrderEvent, OrderRef, OrderSpec, OrderStatus, QuoteSpec, Side } from '../core/intent.js';
-export { TERMINAL_STATUSES } from '../core/intent.js';
+export type { DataStamp, Intent, LocalOrderStatus, OrderEvent, OrderRef, OrderSpec, OrderStatus, QuoteSpec, Side, TriggerSpec } from '../core/intent.js';
+export { closingTrigger, TERMINAL_STATUSES, triggersAbove } from '../core/intent.js';
 export type { TimeInForce } from '../core/types.js';
 export { symbolSchema } from '../core/types.js';
 export { withDefault } from '../core/schema.js';

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { StrategyError } from '../../../src/core/errors.js';
 import { parse } from '../../../src/core/schema.js';
 import { L2Book } from '../../../src/market/book.js';
+import { intentSchema } from '../../../src/strategy/intent-schema.js';
 import {
+  closingTrigger,
   defineStrategy,
   inventory,
   isStrategyDefinition,
@@ -17,6 +19,7 @@ import {
   spread,
   stamp,
   STRATEGY_BRAND,
+  triggersAbove,
   withDefault,
   type OrderEvent,
 } from '../../../src/strategy/api.js';
@@ -195,5 +198,25 @@ describe('PendingOrders', () => {
     pending.update(ev('t2', 'filled', 1), 100);
     expect(pending.busy('BTC-USD', 0, 1_099)).toBe(true);
     expect(pending.busy('BTC-USD', 0, 1_100)).toBe(false);
+  });
+});
+
+describe('conditional intents', () => {
+  it('closingTrigger: reduce-only, the opposite side of the position, its whole size, GTC; a valid intent', () => {
+    const stop = closingTrigger('BTC-USD', 0.3, { kind: 'stop', triggerPrice: 95 });
+    expect(stop).toEqual({ symbol: 'BTC-USD', side: 'sell', size: 0.3, tif: 'GTC', reduceOnly: true, trigger: { kind: 'stop', triggerPrice: 95 } });
+    const tp = closingTrigger('BTC-USD', -2, { kind: 'takeProfit', triggerPrice: 90 }, { limitPrice: 89.5, clientTag: 'tp' });
+    expect(tp).toMatchObject({ side: 'buy', size: 2, price: 89.5, clientTag: 'tp' });
+    for (const order of [stop, tp]) expect(parse(intentSchema, { kind: 'place', dataTimeMs: 1, dataVersion: 1, order })).toBeDefined();
+    expect(() => closingTrigger('BTC-USD', 0, { kind: 'stop', triggerPrice: 95 })).toThrow('positionBase: no position to close in BTC-USD (0)');
+  });
+
+  it('triggersAbove: a sell stop and a buy take-profit fire at or below their trigger, a buy stop and a sell take-profit at or above', () => {
+    expect([triggersAbove('sell', 'stop'), triggersAbove('buy', 'takeProfit'), triggersAbove('buy', 'stop'), triggersAbove('sell', 'takeProfit')]).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
   });
 });
