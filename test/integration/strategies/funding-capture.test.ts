@@ -1,6 +1,7 @@
 // The built-in funding capture against the local venue: with a positive funding rate (the venue's interest term) it
-// shorts up to its size, exits reduce-only when the rate falls to 0, and stops out when the mark crosses its stop;
-// its position never exceeds its size and stopping leaves no order behind.
+// shorts up to its size, parks a reduce-only stop at the venue, exits reduce-only when the rate falls to 0 (cancelling
+// the stop), and stops out when the mark crosses its stop; its position never exceeds its size and stopping leaves no
+// order behind.
 import { describe, expect, it } from 'vitest';
 import { cleanups } from '../../support/cleanups.js';
 import { until } from '../../support/until.js';
@@ -25,9 +26,13 @@ describe('funding-capture on the local venue', () => {
     );
     await until(() => Math.abs(t.venuePosition('BTC-USD') + SIZE) < 1e-12 && t.events.some((e) => e.filledSize > 0), 'the short of the strategy size', 15_000);
     expect(t.events.filter((e) => e.filledSize > 0).every((e) => e.side === 'sell')).toBe(true);
+    await until(() => t.events.some((e) => e.clientTag === 'funding-stop' && e.status === 'untriggered'), 'the stop parked at the venue', 10_000);
+    const parked = t.venue.engine.openOrders(t.key.publicKey);
+    expect(parked.map((o) => [o.isBuy, o.originalSize, o.reduceOnly])).toEqual([[true, SIZE, true]]);
     setInterest(t, 0);
     const exited = () => t.events.some((e) => e.side === 'buy' && e.filledSize > 0);
     await until(() => exited() && t.venuePosition('BTC-USD') === 0, 'the exit to flat', 15_000);
+    await until(() => t.venue.engine.openOrders(t.key.publicKey).length === 0, 'the stop cancelled once flat', 10_000);
     expect(t.metrics.value('funding_exits_total', { reason: 'rate' })).toBeGreaterThan(0);
     expect(t.maxAbsPosition.get('BTC-USD') ?? 0).toBeLessThanOrEqual(SIZE + 1e-12);
     // The rate stays at 0: nothing is entered again.

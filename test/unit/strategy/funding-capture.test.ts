@@ -57,6 +57,8 @@ describe('funding capture decisions', () => {
     expect(decide(params(), tick(0.0002, 100_999), pos(-0.01), BTC, false)).toEqual({ kind: 'hold' });
     expect(decide(params(), tick(0.0002, 101_000), pos(-0.01), BTC, false)).toEqual({ kind: 'exit', reason: 'stop', side: 'buy', size: 0.01 });
     expect(decide(params(), tick(-0.0002, 98_900), pos(0.01), BTC, false)).toEqual({ kind: 'exit', reason: 'stop', side: 'sell', size: 0.01 });
+    // With the stop resting at the venue, the venue closes: the strategy does not.
+    expect(decide(params(), tick(-0.0002, 98_900), pos(0.01), BTC, false, false)).toEqual({ kind: 'hold' });
   });
 });
 
@@ -83,19 +85,61 @@ describe('funding capture stream (marbles)', () => {
     timeMs: T0,
   });
 
-  it('shorts while the rate is positive, one order at a time, and exits when it flips', () => {
+  const stopOrder = (side: 'buy' | 'sell', triggerPrice: number, size = 0.01): Intent => ({
+    kind: 'replace',
+    ref: { clientTag: 'funding-stop' },
+    order: { symbol: 'BTC-USD', side, size, tif: 'GTC', reduceOnly: true, trigger: { kind: 'stop', triggerPrice }, clientTag: 'funding-stop' },
+    dataTimeMs: T0,
+    dataVersion: 1,
+    arrivalNs: arrivalOf(1),
+  });
+
+  it('shorts while the rate is positive, one order at a time, protects the short with a stop, and exits when the rate flips', () => {
     const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
     const metrics = new MemoryMetrics();
     ts.run(({ hot, expectObservable }) => {
-      const tickers = hot('a 9ms b 19ms c', { a: ticker(0.0002), b: ticker(0.0003), c: ticker(-0.0001) });
-      const state$ = hot('s 14ms t', { s: accountState(), t: held(-0.01) });
-      const orders = hot('12ms x 29ms y', { x: done(1, 0.01), y: done(2, 0.01, 'buy') });
+      const tickers = hot('a 9ms b 19ms c', { a: ticker(0.0002), b: ticker(0.0003), c: ticker(-0.00005) });
+      const state$ = hot('s 14ms t 19ms u', { s: accountState(), t: held(-0.01), u: accountState() });
+      const orders = hot('12ms x 19ms y', { x: done(1, 0.01), y: done(2, 0.01, 'buy') });
       const ctx = fakeContext({ scheduler: ts, books: { 'BTC-USD': hot('a', { a: top }) }, tickers: { 'BTC-USD': tickers }, state$, orders$: orders, metrics });
-      // mid 100000 ± 20 bps: sell at 99800, buy back at 100200.
-      expectObservable(fundingCapture.create(ctx, params())).toBe('a 29ms c', { a: place('sell', 99_800, false, 1), c: place('buy', 100_200, true, 2) });
+      // mid 100000 ± 20 bps: sell at 99800, buy back at 100200; the stop 100 bps above the entry.
+      expectObservable(fundingCapture.create(ctx, params())).toBe('a 14ms s 14ms c 4ms x', {
+        a: place('sell', 99_800, false, 1),
+        s: stopOrder('buy', 101_000),
+        c: place('buy', 100_200, true, 2),
+        x: { kind: 'cancel', symbol: 'BTC-USD', ref: { clientTag: 'funding-stop' }, dataTimeMs: T0, dataVersion: 1, arrivalNs: arrivalOf(1) },
+      });
     });
     expect(metrics.value('funding_entries_total')).toBe(1);
     expect(metrics.value('funding_exits_total', { reason: 'rate' })).toBe(1);
+    expect(metrics.value('funding_exits_total', { reason: 'stop' })).toBeUndefined();
+  });
+
+  it('counts a fired venue stop as a stop-out and waits cooldownMs before entering again', () => {
+    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const metrics = new MemoryMetrics();
+    const reports: Array<Record<string, unknown>> = [];
+    ts.run(({ hot, expectObservable }) => {
+      const tickers = hot('a 19ms b 99ms c', { a: ticker(0.0002), b: ticker(0.0002), c: ticker(0.0002) });
+      const state$ = hot('s 14ms t', { s: held(-0.01), t: accountState() });
+      const orders = hot('10ms f', { f: { ...done(0, 0.01, 'buy'), clientTag: 'funding-stop', orderId: 'stop' } });
+      const ctx = fakeContext({
+        scheduler: ts,
+        books: { 'BTC-USD': hot('a', { a: top }) },
+        tickers: { 'BTC-USD': tickers },
+        state$,
+        orders$: orders,
+        metrics,
+        report: (r) => reports.push(r),
+      });
+      expectObservable(fundingCapture.create(ctx, params({ cooldownMs: 100 }))).toBe('s 119ms c', {
+        s: stopOrder('buy', 101_000),
+        c: place('sell', 99_800, false, 1),
+      });
+    });
+    expect(metrics.value('funding_exits_total', { reason: 'stop' })).toBe(1);
+    expect(reports[0]).toMatchObject({ position: -0.01, stopPriceUsd: 101_000 });
+    expect(reports.at(-1)).toMatchObject({ position: 0, coolingDown: false });
   });
 
   it('after a stop-out waits cooldownMs before entering again', () => {
