@@ -276,6 +276,13 @@ export class Execution implements Rehearsal {
   }
 
   /**
+   * Cancels every live order of every strategy (the kill switch) and waits as cancelStrategy does. Never throws.
+   */
+  cancelAll(deadlineMs = 5000): Promise<StopReport> {
+    return this.cancelAndWait(() => this.tracker.openOrders(), deadlineMs);
+  }
+
+  /**
    * Stops taking intents; with `cancelOrders` (default) cancels every order of the bot and waits, at most
    * `deadlineMs`, until the venue confirmed each; then unsubscribes. Never throws.
    */
@@ -286,8 +293,7 @@ export class Execution implements Rehearsal {
     this.stateValue = 'stopping';
     this.buffered = [];
     this.batcher.flush();
-    const report =
-      (opts.cancelOrders ?? true) ? await this.cancelAndWait(() => this.tracker.openOrders(), deadlineMs) : { cancelled: 0, open: [], timedOut: false };
+    const report = (opts.cancelOrders ?? true) ? await this.cancelAll(deadlineMs) : { cancelled: 0, open: [], timedOut: false };
     await this.withDeadline(this.batcher.whenIdle(), Math.max(0, deadline - this.opts.clock.nowMs()));
     for (const s of this.subscriptions.splice(0)) s.unsubscribe();
     this.resolver.stop();

@@ -1,5 +1,6 @@
 // Order tracker: each order's state machine (venue statuses + pendingNew / pendingCancel / unknown / untriggered), by predicted id.
-// Invariants: never moves backwards (terminal final, filledSize monotonic); an event only when the owner's view changed.
+// Invariants: never moves backwards (terminal final, filledSize monotonic); an event only when the owner's view changed;
+// a terminal order answered without a reason takes the first reason a later fact of the same status carries (the stream may come second).
 
 import type { VenueOrder } from '../core/account-data.js';
 import type { OrderEvent, OrderRef, OrderSpec, OrderStatus } from '../core/intent.js';
@@ -303,6 +304,10 @@ export class Tracker {
       changed = true;
     }
     if (order.terminal) {
+      if (reason !== undefined && order.reason === undefined && next === order.venue) {
+        order.reason = reason;
+        changed = true;
+      }
       if (changed) this.emit(order);
       return changed ? order : undefined;
     }

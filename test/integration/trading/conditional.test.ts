@@ -1,7 +1,12 @@
 // Conditional intents end to end on the real local venue: a strategy opens a long, attaches a take-profit and a stop-market
-// (reduce-only, sized to the position), the oracle moves the mark, each fires and fills, and the tracker reaches filled.
+// (reduce-only, sized to the position), the oracle moves the mark, each fires and fills, and the tracker reaches filled;
+// a free-standing stop-limit through execution; `perpbot order place --trigger`.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { distinctUntilChanged, from, map, mergeMap } from 'rxjs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { order as orderCommand } from '../../../src/app/commands/order.js';
 import { startTrading } from '../../../src/app/trading.js';
 import { connectVenue } from '../../../src/client/venue.js';
 import type { OrderEvent } from '../../../src/core/intent.js';
@@ -157,4 +162,35 @@ describe('conditional intents against the local venue', () => {
     );
     expect(session.execution.openOrders()).toEqual([]);
   }, 40_000);
+});
+
+describe('perpbot order place --trigger against the local venue', () => {
+  const home = mkdtempSync(join(tmpdir(), 'perpbot-trigger-cli-'));
+  beforeAll(() => {
+    process.env.PERPBOT_HOME = home;
+  });
+  afterAll(() => {
+    delete process.env.PERPBOT_HOME;
+  });
+
+  it('parks a stop-market (px 0.0) that fills when the mark crosses; --price with --trigger is refused before signing', async () => {
+    const { venue, setMark } = await venueAtMark(100);
+    const lp = new Trader(venue);
+    await lp.faucet(1_000_000);
+    await lp.orders(lp.limit(SYMBOL, false, 101, 5));
+    const key = Keypair.generate();
+    const keyFile = join(home, 'key.json');
+    writeFileSync(keyFile, key.keyFileText(), { mode: 0o600 });
+    await new Trader(venue, key).faucet(10_000);
+    const lines: string[] = [];
+    const args = ['place', SYMBOL, 'buy', '1', '--trigger', '102', '--url', venue.url, '--ws-url', venue.wsUrl, '--key', keyFile];
+    expect(() => orderCommand([...args, '--price', '102'], (l) => lines.push(l))).toThrow(/whose price is 0\.0/);
+    expect(await orderCommand(args, (l) => lines.push(l))).toBe(0);
+    expect(lines.join('\n')).toMatch(/accepted \(order\)[\s\S]*resting/);
+    expect(venue.engine.openOrders(key.publicKey).map((o) => [o.isBuy, o.price, o.maker, o.status])).toEqual([[true, 0, false, 'placed']]);
+    await setMark(102);
+    await until(() => venue.engine.openOrders(key.publicKey).length === 0, 'the stop fired');
+    const history = await lp.query('orderHistory', key.publicKey);
+    expect(history.map((r) => r.orderHistory)).toMatchObject([{ orderType: 'trigger', status: 'filled', executedSize: 1, vwap: 101 }]);
+  }, 30_000);
 });

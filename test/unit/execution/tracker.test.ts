@@ -97,6 +97,23 @@ describe('tracker state machine', () => {
     expect(events).toHaveLength(3);
   });
 
+  it('a reason that arrives after the terminal status (answer first, stream second) is kept and told once; a later one does not replace it', () => {
+    const { t, events } = setup();
+    const o = t.create('mm', spec());
+    t.sent(o, 'A');
+    t.apply({ orderId: 'A', status: 'rejectedCrossing' });
+    t.apply({ orderId: 'A', status: 'rejectedCrossing', reason: 'post-only order would cross' });
+    t.apply({ orderId: 'A', status: 'rejectedCrossing', reason: 'post-only order would cross' });
+    t.apply({ orderId: 'A', status: 'rejectedCrossing', reason: 'something else' });
+    t.apply({ orderId: 'A', status: 'cancelled', reason: 'not this order' });
+    expect(events.map((e) => [e.status, e.reason])).toEqual([
+      ['pendingNew', undefined],
+      ['rejectedCrossing', undefined],
+      ['rejectedCrossing', 'post-only order would cross'],
+    ]);
+    expect(o.reason).toBe('post-only order would cross');
+  });
+
   it('pendingCancel overlays the venue status; a failed cancel restores it; unknown clears on the first fact', () => {
     const { t } = setup();
     const o = t.create('mm', spec());
