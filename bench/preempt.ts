@@ -235,8 +235,7 @@ async function run(seed: number): Promise<Trial[]> {
   };
   const gate = killSwitchHandlers(session.risk);
   let pending: Kill | undefined;
-  // The daemon's POST /kill only halts (no new orders); the bench's kill also cancels every order of the strategy, the
-  // intent the stale guard sends when a market's data goes stale.
+  // POST /kill as the daemon serves it: the halt cancels every resting order (the session's rule).
   const control = await startControlServer({
     port: 0,
     token: TOKEN,
@@ -245,9 +244,7 @@ async function run(seed: number): Promise<Trial[]> {
     status: () => ({}),
     kill: (reason) => {
       armed = pending = { deferred: !resting(session) };
-      const answer = gate.kill(reason);
-      session.execution.submit('mm', { kind: 'cancelAll', symbols: [SYMBOL], dataTimeMs: clock.nowMs(), dataVersion: 0 });
-      return answer;
+      return gate.kill(reason);
     },
     resume: (reason) => gate.resume(reason),
   });

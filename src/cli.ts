@@ -18,6 +18,7 @@ import { run, runHelp } from './app/commands/run.js';
 import { checkConfig, checkConfigHelp } from './app/commands/check-config.js';
 import { report, reportHelp } from './app/commands/report.js';
 import { record, recordHelp } from './app/commands/record.js';
+import { newCommand, newHelp } from './app/commands/new.js';
 import { UsageError } from './app/args.js';
 import { PerpbotError } from './core/errors.js';
 
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, Command> = {
   run: { run, help: runHelp, summary: 'run the trading daemon (default config/default.yaml)' },
   'check-config': { run: checkConfig, help: checkConfigHelp, summary: 'validate a daemon config file and its strategies' },
   report: { run: report, help: reportHelp, summary: 'PnL, fees, funding, volume and fill ratio from the journal' },
+  new: { run: newCommand, help: newHelp, summary: 'write a new strategy, its test and a config (new strategy NAME)' },
   keygen: { run: keygen, help: keygenHelp, summary: 'create a new Ed25519 keypair file' },
   sign: { run: sign, help: signHelp, summary: 'encode and sign a request (v1 or current dialect)' },
   venue: { run: venue, help: venueHelp, summary: 'run the local venue (HTTP + WebSocket + market flow)' },

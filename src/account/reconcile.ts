@@ -5,7 +5,9 @@ import type { AccountUpdate, ClosedOrder, Fill, VenueOrder } from '../core/accou
 import { KeyCounts } from './dedupe.js';
 import type { AccountState } from './state.js';
 
-export const orderKey = (o: { orderId: string; status: string; filledSize: number }) => `${o.orderId}:${o.status}:${o.filledSize}`;
+/** What makes an order report new: its status and fill, and for a trigger order whether it is still parked (placed twice). */
+export const orderKey = (o: { orderId: string; status: string; filledSize: number; parked?: boolean | undefined }) =>
+  `${o.orderId}:${o.status}:${o.filledSize}${o.parked === true ? ':parked' : ''}`;
 export const fillKey = (f: Fill) => `${f.orderId}:${f.venueTimeNs}:${f.price}:${f.size}`;
 
 /** The terminal order report an order-history row stands for (`maker`: the order rested, as far as known). */
@@ -78,7 +80,7 @@ export function missedEvents(
   }
   for (const o of next.orders.values()) {
     const before = prev?.orders.get(o.orderId);
-    if (before && before.status === o.status && before.filledSize === o.filledSize) continue;
+    if (before && orderKey(before) === orderKey(o)) continue;
     take({ kind: 'order', order: o }, orderKey(o), baseline.orders, seen.orders);
   }
   for (const fill of fills) take({ kind: 'fill', fill }, fillKey(fill), baseline.fills, seen.fills);

@@ -13,7 +13,11 @@ export class UsageError extends PerpbotError {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-export function parseCommand<O extends Options>(argv: string[], options: O, allowPositionals = false) {
+export function parseCommand<O extends Options>(
+  argv: string[],
+  options: O,
+  allowPositionals = false,
+): ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: boolean; strict: true }>> {
   try {
     return parseArgs({ args: argv, options, allowPositionals, strict: true });
   } catch (e) {

@@ -4,7 +4,7 @@
 // Invariants: intents reach the wire only through risk and execution; a market whose stream data is stale has its quotes
 // pulled and nothing placed (StaleGuard, risk STREAM_STALE); stop() cancels and waits, within its deadlineMs in all.
 
-import { interval, type Subscription } from 'rxjs';
+import { distinctUntilChanged, filter, interval, map, type Subscription } from 'rxjs';
 import { AccountStreams } from '../account/account.js';
 import type { AccountState } from '../account/state.js';
 import { ValidationError } from '../core/errors.js';
@@ -249,6 +249,19 @@ async function openSession<V extends Venue>(opts: TradingOptions<V>, held: Held)
   opts.beforeStart?.({ execution: exec, accounts, account, venue });
   await exec.start();
   subscriptions.push(venue.health.connected$.subscribe((up) => risk.onConnection(up, clock.nowMs())));
+  // Entering HALTED (kill switch or a halting rule) pulls every resting order: a quote left resting could still fill.
+  subscriptions.push(
+    risk.state$
+      .pipe(
+        map((c) => (c.state === 'HALTED' ? c.reason : undefined)),
+        distinctUntilChanged(),
+        filter((reason) => reason !== undefined),
+      )
+      .subscribe((reason) => {
+        logger.warn({ reason, open: exec.openOrders().length }, 'trading halted: cancelling every open order');
+        void exec.cancelAll();
+      }),
+  );
   subscriptions.push(
     interval(opts.riskEvaluateMs ?? 1000, scheduler).subscribe(() => {
       const nowMs = clock.nowMs();
@@ -270,6 +283,7 @@ async function openSession<V extends Venue>(opts: TradingOptions<V>, held: Held)
       clock,
       scheduler,
       log: strategyLog(s.name),
+      report: (fields) => host.report(s.name, fields),
       ...(opts.strategyMetrics && { metrics: opts.strategyMetrics(s.name) }),
     });
     host.start({ name: s.name, definition: s.definition, params: s.params, context, symbols: s.symbols });

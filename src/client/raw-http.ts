@@ -34,6 +34,8 @@ const SPARE_ACTIVE_IDLE_PERIODS = 15;
 const HEAD_END = Buffer.from('\r\n\r\n');
 const CRLF = Buffer.from('\r\n');
 const MAX_HEAD_BYTES = 64 * 1024;
+/** A chunk size: hex digits only (RFC 9112 §7.1), at most 13 (a safe integer). */
+const CHUNK_SIZE = /^[0-9a-fA-F]{1,13}$/;
 
 type Parsed = { status: number; headers: Map<string, string>; body: string; keepAlive: boolean } | { error: string } | undefined;
 
@@ -86,8 +88,9 @@ function parseChunked(buf: Buffer, from: number, status: number, headers: Map<st
   for (;;) {
     const lineEnd = buf.indexOf(CRLF, pos);
     if (lineEnd < 0) return undefined;
-    const n = parseInt(buf.toString('latin1', pos, lineEnd).split(';')[0]!.trim(), 16);
-    if (!Number.isSafeInteger(n) || n < 0) return { error: 'malformed chunk size' };
+    const sizeText = buf.toString('latin1', pos, lineEnd).split(';')[0]!.trimEnd();
+    if (!CHUNK_SIZE.test(sizeText)) return { error: 'malformed chunk size' };
+    const n = Number.parseInt(sizeText, 16);
     if (n === 0) {
       if (buf.length < lineEnd + 4) return undefined;
       const end = buf.indexOf(CRLF, lineEnd + 2) === lineEnd + 2 ? lineEnd + 4 : buf.indexOf(HEAD_END, lineEnd) + 4;
@@ -97,6 +100,7 @@ function parseChunked(buf: Buffer, from: number, status: number, headers: Map<st
     size += n;
     if (size > maxBodyBytes) return { error: `answer larger than ${maxBodyBytes} bytes` };
     if (buf.length < lineEnd + 2 + n + 2) return undefined;
+    if (buf[lineEnd + 2 + n] !== 13 || buf[lineEnd + 3 + n] !== 10) return { error: 'malformed chunk' };
     parts.push(buf.subarray(lineEnd + 2, lineEnd + 2 + n));
     pos = lineEnd + 2 + n + 2;
   }

@@ -1,7 +1,8 @@
 // One WebSocket connection to the venue: (re)subscribe held topics, per-topic confirmation, backoff with jitter,
 // data-age (freshness) of every topic, staleness and idle watchdogs.
 // Invariants: unusable frames are counted and logged once per kind, never thrown into sinks; at most 100 topics held;
-// a topic is fresh only while its connection is open, heard from within silenceMs, and the topic is confirmed.
+// a topic is fresh only while its connection is open, heard from within silenceMs, and the topic is confirmed;
+// frames are routed in arrival order, none dropped or merged, in slices of at most SLICE_NS between event-loop turns.
 
 import {
   BehaviorSubject,
@@ -77,6 +78,14 @@ export interface WsConnectionOptions {
 const DEFAULT_SILENCE_MS = 3_000;
 
 /**
+ * Longest run of frame routing before the event loop gets a turn, clock ns. The ws library hands over every frame of
+ * a socket read at once (up to 32 reads of 64 KiB): a backlog would be routed before any timer or other socket (a kill,
+ * a cancel) is served. Past this, frames wait with the socket paused and are routed in slices of this length, one per
+ * event-loop turn (setImmediate), each keeping its arrival time; market data lags while commands go first.
+ */
+const SLICE_NS = 500_000n;
+
+/**
  * Staleness defaults of the topics with a fixed cadence (ticker 200 ms, l2snapshot 200 ms: `silenceMs`;
  * frontendContext 2 s: 5 s). The other topics (l2delta, trades, account, risk) speak only on change; the
  * connection's pings judge them.
@@ -116,6 +125,9 @@ interface TopicEntry {
   /** What was last reported (onHealth). */
   fresh: boolean;
 }
+
+/** A frame received while earlier ones wait for their slice, or the close that followed them. */
+type Waiting = { readonly data: RawData; readonly isBinary: boolean; readonly arrivalNs: bigint } | { readonly closed: WebSocket };
 
 /** A request awaiting its answer: the venue answers subscribe and unsubscribe messages in order. */
 type Pending = { readonly topics: readonly string[] } | { readonly topics: undefined };
@@ -159,6 +171,11 @@ export class WsConnection {
   private closed = false;
   private readonly clock: Pick<Clock, 'nowNs'>;
   private routingNs: bigint | undefined;
+  /** Received and not yet routed, oldest first; not empty only while the socket is paused (at most about one read). */
+  private readonly waiting: Waiting[] = [];
+  /** End (clock ns) of the slice open now; undefined when none is (a nextSlice is scheduled exactly while one is). */
+  private sliceEndNs: bigint | undefined;
+  private readonly nextSliceBound = () => this.nextSlice();
 
   constructor(private readonly opts: WsConnectionOptions) {
     this.scheduler = opts.scheduler ?? asyncScheduler;
@@ -240,6 +257,7 @@ export class WsConnection {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.waiting.length = 0;
     this.reconnect?.unsubscribe();
     this.stopWatching();
     this.ws?.terminate();
@@ -256,17 +274,53 @@ export class WsConnection {
     ws.on('open', () => this.onOpen(ws));
     ws.on('message', (data, isBinary) => {
       if (ws !== this.ws) return;
-      this.routingNs = this.clock.nowNs();
-      try {
-        this.onFrame(data, isBinary);
-      } finally {
-        this.routingNs = undefined;
-      }
+      const arrivalNs = this.clock.nowNs();
+      if (this.waiting.length === 0 && this.inSlice(arrivalNs)) this.deliver(data, isBinary, arrivalNs);
+      else this.wait(ws, { data, isBinary, arrivalNs });
     });
     ws.on('ping', () => this.idle.touch());
     ws.on('pong', () => this.heard());
     ws.on('error', (e) => this.logger.info({ url: this.opts.url, error: e.message }, 'websocket error'));
-    ws.on('close', () => this.onClose(ws));
+    ws.on('close', () => (this.waiting.length === 0 ? this.onClose(ws) : this.waiting.push({ closed: ws })));
+  }
+
+  /** Whether a frame arriving at `nowNs` may be routed at once: the slice open now (or opened by it) has time left. */
+  private inSlice(nowNs: bigint): boolean {
+    if (this.sliceEndNs !== undefined) return nowNs <= this.sliceEndNs;
+    this.sliceEndNs = nowNs + SLICE_NS;
+    setImmediate(this.nextSliceBound);
+    return true;
+  }
+
+  private wait(ws: WebSocket, frame: Waiting): void {
+    this.waiting.push(frame);
+    if (!ws.isPaused) ws.pause();
+  }
+
+  /** The event loop had its turn: routes waiting frames for one slice; once none waits, reads the socket again. */
+  private nextSlice(): void {
+    if (this.waiting.length === 0) {
+      this.sliceEndNs = undefined;
+      return;
+    }
+    setImmediate(this.nextSliceBound);
+    const endNs = this.clock.nowNs() + SLICE_NS;
+    this.sliceEndNs = endNs;
+    do {
+      const w = this.waiting.shift()!;
+      if ('closed' in w) this.onClose(w.closed);
+      else this.deliver(w.data, w.isBinary, w.arrivalNs);
+    } while (this.waiting.length > 0 && this.clock.nowNs() <= endNs);
+    if (this.waiting.length === 0) this.ws?.resume();
+  }
+
+  private deliver(data: RawData, isBinary: boolean, arrivalNs: bigint): void {
+    this.routingNs = arrivalNs;
+    try {
+      this.onFrame(data, isBinary);
+    } finally {
+      this.routingNs = undefined;
+    }
   }
 
   private onOpen(ws: WebSocket): void {

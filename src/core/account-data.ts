@@ -31,6 +31,11 @@ export interface VenueOrder {
   /** Known from open-order reports (snapshots, queries); undefined in updates that do not carry it. */
   readonly reduceOnly: boolean | undefined;
   readonly tif: TimeInForce | undefined;
+  /**
+   * True for a trigger order the venue holds parked until its trigger price (status placed while off the book: not a
+   * maker); false once it is on the book or has traded; undefined when the report does not say.
+   */
+  readonly parked?: boolean | undefined;
 }
 
 /** An order that ended (order history). */
@@ -140,6 +145,8 @@ export interface VenueOrderFact {
   /** Base units filled so far, when the answer says. */
   readonly filledSize?: number | undefined;
   readonly reason?: string | undefined;
+  /** As VenueOrder.parked: a trigger order waiting for its price (true), fired (false), or not said. */
+  readonly parked?: boolean | undefined;
 }
 
 /** What the venue answered for one item of an accepted action, in item order. */

@@ -2,6 +2,7 @@
 // Invariants: prices are USD and sizes base units as JSON numbers; every intent carries the time
 // and version of the market data it was computed from; ids are base58 text.
 
+import { ValidationError } from './errors.js';
 import type { TimeInForce } from './types.js';
 
 export type Side = 'buy' | 'sell';
@@ -16,10 +17,30 @@ export interface DataStamp {
   readonly arrivalNs?: bigint;
 }
 
+/**
+ * What makes an order conditional: the venue parks it off the book until the mark price reaches `triggerPrice`, then
+ * it becomes a market order (no `price`) or a GTC limit order at `price` (a stop-limit).
+ */
+export interface TriggerSpec {
+  /**
+   * `stop`: fires when the mark moves against a position the order closes: a sell stop at or below `triggerPrice`, a
+   * buy stop at or above. `takeProfit`: the other way: a sell at or above, a buy at or below. Risk refuses a trigger
+   * price on the wrong side of the mark (it would fire at once).
+   */
+  readonly kind: 'stop' | 'takeProfit';
+  /** Mark price that fires the order, USD, > 0. */
+  readonly triggerPrice: number;
+}
+
+/** The mark must reach the trigger from below (true: fires at or above `triggerPrice`) or from above (false). */
+export function triggersAbove(side: Side, kind: TriggerSpec['kind']): boolean {
+  return (kind === 'stop') === (side === 'buy');
+}
+
 export interface OrderSpec {
   readonly symbol: string;
   readonly side: Side;
-  /** Limit price, USD; absent for a market order. */
+  /** Limit price, USD; absent for a market order (for a trigger order: the limit it becomes when fired). */
   readonly price?: number;
   /** Base units, > 0. */
   readonly size: number;
@@ -27,6 +48,32 @@ export interface OrderSpec {
   readonly reduceOnly: boolean;
   /** The strategy's own name for the order, unique among its live orders. */
   readonly clientTag?: string;
+  /** Makes it a conditional order (stop or take-profit); tif must then be GTC. */
+  readonly trigger?: TriggerSpec;
+}
+
+/**
+ * A reduce-only trigger order closing `positionBase` (signed base units, long > 0) in `symbol`: a sell for a long, a
+ * buy for a short, sized to the whole position; a market order when fired unless `limitPrice` (USD) is given.
+ * Throws ValidationError (field `positionBase`) for a zero or non-finite position: there is nothing to close.
+ */
+export function closingTrigger(
+  symbol: string,
+  positionBase: number,
+  trigger: TriggerSpec,
+  opts: { readonly limitPrice?: number; readonly clientTag?: string } = {},
+): OrderSpec {
+  if (!Number.isFinite(positionBase) || positionBase === 0) throw new ValidationError('positionBase', `no position to close in ${symbol} (${positionBase})`);
+  return {
+    symbol,
+    side: positionBase > 0 ? 'sell' : 'buy',
+    size: Math.abs(positionBase),
+    tif: 'GTC',
+    reduceOnly: true,
+    trigger,
+    ...(opts.limitPrice !== undefined && { price: opts.limitPrice }),
+    ...(opts.clientTag !== undefined && { clientTag: opts.clientTag }),
+  };
 }
 
 /** One order a quote set wants resting. */
@@ -51,7 +98,7 @@ export type Intent = DataStamp &
     | { readonly kind: 'cancelAll'; readonly symbols?: readonly string[] }
     /** Cancel `ref` and place `order` (execution skips both when nothing differs). */
     | { readonly kind: 'replace'; readonly ref: OrderRef; readonly order: OrderSpec }
-    /** The complete set of orders the strategy wants resting in `symbol` now. */
+    /** The complete set of orders the strategy wants resting in `symbol` now (its trigger orders are left alone). */
     | { readonly kind: 'quoteSet'; readonly symbol: string; readonly quotes: readonly QuoteSpec[] }
   );
 
@@ -73,7 +120,8 @@ export const TERMINAL_ORDER_STATUSES = [
 
 /** The venue's order statuses (specification) plus the framework's local ones. */
 export type OrderStatus = (typeof NON_TERMINAL_ORDER_STATUSES)[number] | (typeof TERMINAL_ORDER_STATUSES)[number];
-export type LocalOrderStatus = OrderStatus | 'pendingNew' | 'pendingCancel' | 'unknown';
+/** `untriggered`: a trigger order the venue holds parked, off the book, until its trigger price is reached. */
+export type LocalOrderStatus = OrderStatus | 'pendingNew' | 'pendingCancel' | 'unknown' | 'untriggered';
 
 export const TERMINAL_STATUSES: ReadonlySet<LocalOrderStatus> = new Set<LocalOrderStatus>(TERMINAL_ORDER_STATUSES);
 

@@ -6,10 +6,20 @@ import { compilePredicate, num, type Gen } from './schema-compile.js';
 
 type PathPart = string | number;
 
-/** Thrown internally while unwinding; converted to ValidationError at the public boundary. */
+const FAIL: unique symbol = Symbol.for('perpbot.schema-failure');
+
+/**
+ * Thrown internally while unwinding; converted to ValidationError at the public boundary. Recognised across copies of
+ * this module: a strategy plugin may bring its own (compiled to CommonJS, or another install of perpbot).
+ */
 class Fail {
+  readonly [FAIL] = true;
   readonly path: PathPart[] = [];
   constructor(readonly message: string) {}
+
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as { [FAIL]?: unknown })[FAIL] === true;
+  }
 }
 
 export interface Schema<T> {
@@ -65,11 +75,14 @@ export interface Issue {
 /** Appends every failure of a value to `out`, each path prefixed with `path`. */
 type Collect = (value: unknown, path: readonly PathPart[], out: Fail[]) => void;
 
+const COLLECTORS: unique symbol = Symbol.for('perpbot.schema-collectors');
+
 /**
  * Collectors of the schemas that can report more than one failure (objects, arrays, records and the
- * wrappers around them). Kept beside the schemas, not on them, so `run` and its hot paths are untouched.
+ * wrappers around them). Kept beside the schemas, not on them, so `run` and its hot paths are untouched; one map for
+ * every copy of this module (on globalThis), so `issues` lists each problem of a schema made by another copy.
  */
-const collectors = new WeakMap<Schema<unknown>, Collect>();
+const collectors: WeakMap<Schema<unknown>, Collect> = ((globalThis as { [COLLECTORS]?: WeakMap<Schema<unknown>, Collect> })[COLLECTORS] ??= new WeakMap());
 
 function collecting<S extends Schema<unknown>>(s: S, collect: Collect): S {
   collectors.set(s, collect);

@@ -90,6 +90,13 @@ export function specProblem(spec: OrderSpec): string | undefined {
     return `price must be a finite number > 0, got ${spec.price}`;
   if (!TIFS.includes(spec.tif)) return `tif must be GTC, IOC or ALO, got ${String(spec.tif)}`;
   if (typeof spec.reduceOnly !== 'boolean') return 'reduceOnly must be a boolean';
+  const trigger = spec.trigger;
+  if (trigger !== undefined) {
+    if (trigger.kind !== 'stop' && trigger.kind !== 'takeProfit') return `trigger.kind must be stop or takeProfit, got ${String(trigger.kind)}`;
+    if (!(typeof trigger.triggerPrice === 'number' && Number.isFinite(trigger.triggerPrice) && trigger.triggerPrice > 0))
+      return `trigger.triggerPrice must be a finite number > 0, got ${trigger.triggerPrice}`;
+    if (spec.tif !== 'GTC') return `a trigger order's tif must be GTC, got ${spec.tif}`;
+  }
   return undefined;
 }
 
@@ -269,6 +276,13 @@ export class Execution implements Rehearsal {
   }
 
   /**
+   * Cancels every live order of every strategy (the kill switch) and waits as cancelStrategy does. Never throws.
+   */
+  cancelAll(deadlineMs = 5000): Promise<StopReport> {
+    return this.cancelAndWait(() => this.tracker.openOrders(), deadlineMs);
+  }
+
+  /**
    * Stops taking intents; with `cancelOrders` (default) cancels every order of the bot and waits, at most
    * `deadlineMs`, until the venue confirmed each; then unsubscribes. Never throws.
    */
@@ -279,8 +293,7 @@ export class Execution implements Rehearsal {
     this.stateValue = 'stopping';
     this.buffered = [];
     this.batcher.flush();
-    const report =
-      (opts.cancelOrders ?? true) ? await this.cancelAndWait(() => this.tracker.openOrders(), deadlineMs) : { cancelled: 0, open: [], timedOut: false };
+    const report = (opts.cancelOrders ?? true) ? await this.cancelAll(deadlineMs) : { cancelled: 0, open: [], timedOut: false };
     await this.withDeadline(this.batcher.whenIdle(), Math.max(0, deadline - this.opts.clock.nowMs()));
     for (const s of this.subscriptions.splice(0)) s.unsubscribe();
     this.resolver.stop();
@@ -349,6 +362,8 @@ export class Execution implements Rehearsal {
   private place(strategy: string, spec: OrderSpec, stamp: DataStamp, nowMs: number, arrivalNs: bigint | undefined): void {
     const problem = specProblem(spec);
     if (problem !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'INVALID', problem);
+    if (spec.trigger !== undefined && !this.opts.codec.triggerOrderIds)
+      return this.refuse(strategy, spec, 'rejectedInvalid', 'UNTRACKABLE', `the ${this.opts.codec.name} dialect gives trigger orders no predictable order id`);
     if (!this.opts.codec.clientOrderIds && spec.clientTag !== undefined) {
       const live = this.tracker.find(strategy, { clientTag: spec.clientTag });
       if (live && !live.cancelPending)

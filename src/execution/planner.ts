@@ -1,7 +1,8 @@
 // Planner: one strategy intent → primitive operations (place, cancel) against that strategy's own live orders.
-// Invariants: pure; never touches another strategy's orders; a quote set or replace that already holds plans nothing.
+// Invariants: pure; never touches another strategy's orders; a quote set or replace that already holds plans nothing;
+// a quote set leaves the strategy's trigger orders (stops, take-profits) alone.
 
-import type { Intent, OrderSpec, QuoteSpec } from '../core/intent.js';
+import type { Intent, OrderSpec, QuoteSpec, TriggerSpec } from '../core/intent.js';
 import type { TrackedOrder, Tracker } from './tracker.js';
 
 export type PlannedStep = { readonly kind: 'place'; readonly order: OrderSpec } | { readonly kind: 'cancel'; readonly target: TrackedOrder };
@@ -29,20 +30,29 @@ function cancellable(o: TrackedOrder): boolean {
   return !o.terminal && !o.cancelPending;
 }
 
-/** The live order already is `spec` (same market, side, price, open size, time in force, reduce-only and tag). */
+/** The live order already is `spec` (same market, side, price, open size, time in force, reduce-only, trigger and tag). */
 export function orderMatchesSpec(o: TrackedOrder, spec: OrderSpec): boolean {
   const s = o.spec;
   return (
     s.symbol === spec.symbol &&
     s.side === spec.side &&
-    s.price !== undefined &&
-    spec.price !== undefined &&
-    sameNumber(s.price, spec.price) &&
+    samePrice(s, spec) &&
     sameNumber(o.remaining, spec.size) &&
     s.tif === spec.tif &&
     s.reduceOnly === spec.reduceOnly &&
+    sameTrigger(s.trigger, spec.trigger) &&
     (spec.clientTag === undefined || spec.clientTag === s.clientTag)
   );
+}
+
+/** Equal limit prices; two orders without one are the same only as trigger orders (a market order is never kept). */
+function samePrice(a: OrderSpec, b: OrderSpec): boolean {
+  if (a.price === undefined || b.price === undefined) return a.price === b.price && a.trigger !== undefined;
+  return sameNumber(a.price, b.price);
+}
+
+function sameTrigger(a: TriggerSpec | undefined, b: TriggerSpec | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : a.kind === b.kind && sameNumber(a.triggerPrice, b.triggerPrice);
 }
 
 /** The resting order satisfies the quote (side, price, open size). */
@@ -107,7 +117,7 @@ export function planIntent(strategy: string, intent: Intent, view: PlannerView):
       };
     }
     case 'quoteSet': {
-      const live = view.openOrders(strategy, intent.symbol).filter(cancellable);
+      const live = view.openOrders(strategy, intent.symbol).filter((o) => cancellable(o) && o.spec.trigger === undefined);
       return { steps: diffQuotes(intent.symbol, intent.quotes, live), linked: false, notes: [] };
     }
   }

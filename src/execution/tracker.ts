@@ -1,5 +1,6 @@
-// Order tracker: each order's state machine (venue statuses + pendingNew / pendingCancel / unknown), by predicted id.
-// Invariants: never moves backwards (terminal final, filledSize monotonic); an event only when the owner's view changed.
+// Order tracker: each order's state machine (venue statuses + pendingNew / pendingCancel / unknown / untriggered), by predicted id.
+// Invariants: never moves backwards (terminal final, filledSize monotonic); an event only when the owner's view changed;
+// a terminal order answered without a reason takes the first reason a later fact of the same status carries (the stream may come second).
 
 import type { VenueOrder } from '../core/account-data.js';
 import type { OrderEvent, OrderRef, OrderSpec, OrderStatus } from '../core/intent.js';
@@ -44,6 +45,8 @@ export class TrackedOrder implements OrderView {
   venue: OrderStatus | undefined = undefined;
   /** Base units filled (monotonic). */
   filledSize = 0;
+  /** A trigger order the venue reported on the book or trading (no longer parked); monotonic. */
+  fired = false;
   /** A cancel was requested and not yet answered. */
   cancelPending = false;
   /** Its submit outcome is unknown and not yet resolved. */
@@ -73,6 +76,7 @@ export class TrackedOrder implements OrderView {
     if (this.venue !== undefined && rank(this.venue) === 3) return this.venue;
     if (this.cancelPending) return 'pendingCancel';
     if (this.unknown) return 'unknown';
+    if (this.venue === 'placed' && this.spec.trigger !== undefined && !this.fired) return 'untriggered';
     return this.venue ?? 'pendingNew';
   }
 
@@ -172,7 +176,8 @@ export class Tracker {
   apply(fact: VenueOrderFact): TrackedOrder | undefined {
     const order = this.byId.get(fact.orderId);
     if (!order) return undefined;
-    return this.applyTo(order, fact.status, fact.filledSize === undefined ? undefined : Math.abs(fact.filledSize), fact.reason);
+    const filled = fact.filledSize === undefined ? undefined : Math.abs(fact.filledSize);
+    return this.applyTo(order, fact.status, filled, fact.reason, fact.parked === false);
   }
 
   /** Concludes an order locally (never reached the venue, or vanished from it), as the terminal `status`. */
@@ -288,13 +293,21 @@ export class Tracker {
     return out;
   }
 
-  private applyTo(order: TrackedOrder, next: OrderStatus, filled: number | undefined, reason: string | undefined): TrackedOrder | undefined {
+  private applyTo(order: TrackedOrder, next: OrderStatus, filled: number | undefined, reason: string | undefined, fired = false): TrackedOrder | undefined {
     let changed = false;
+    if (fired && order.spec.trigger !== undefined && !order.fired && !order.terminal) {
+      order.fired = true;
+      changed = true;
+    }
     if (filled !== undefined && filled > order.filledSize) {
       order.filledSize = filled;
       changed = true;
     }
     if (order.terminal) {
+      if (reason !== undefined && order.reason === undefined && next === order.venue) {
+        order.reason = reason;
+        changed = true;
+      }
       if (changed) this.emit(order);
       return changed ? order : undefined;
     }

@@ -95,6 +95,15 @@ export function marketRulesOf(m: MarketInfo): MarketRules {
 const TIF: Readonly<Record<OpenOrder['tif'], TimeInForce>> = { gtc: 'GTC', ioc: 'IOC', alo: 'ALO' };
 
 /** The order an `orderUpdate` message is about (it carries neither reduce-only nor time in force). */
+/**
+ * Whether a reported order is a parked trigger: v1 names no order type in updates and open orders, and the local venue
+ * reports a parked trigger as placed with maker false (an order on the book is a maker; one that traded is working or
+ * ended), so placed and not a maker is parked, anything else is not.
+ */
+function parkedOf(o: Pick<OrderUpdate, 'status' | 'maker'>): boolean {
+  return o.status === 'placed' && !o.maker;
+}
+
 function venueOrderOfUpdate(u: OrderUpdate): VenueOrder {
   return {
     orderId: u.orderId,
@@ -111,6 +120,7 @@ function venueOrderOfUpdate(u: OrderUpdate): VenueOrder {
     reason: u.reason ?? undefined,
     reduceOnly: undefined,
     tif: undefined,
+    parked: parkedOf(u),
   };
 }
 
@@ -131,6 +141,7 @@ export function venueOrderOfOpen(o: OpenOrder): VenueOrder {
     reason: undefined,
     reduceOnly: o.reduceOnly,
     tif: TIF[o.tif],
+    parked: parkedOf(o),
   };
 }
 
@@ -271,8 +282,8 @@ export function accountUpdateOf(data: AccountData): AccountUpdate | undefined {
 
 /**
  * The order status each answer key stands for: the specification's names, and the answers' and the current
- * generation's other spellings (`resting` and `triggered` are placed, `cancelledIoc` cancelledIOC, `siblingCancelled`
- * cancelled, `triggerFailed` rejectedInvalid).
+ * generation's other spellings (`resting` and `triggered` are placed, a `triggered` order no longer parked;
+ * `cancelledIoc` cancelledIOC, `siblingCancelled` cancelled, `triggerFailed` rejectedInvalid).
  */
 const ORDER_STATUSES: ReadonlyMap<string, OrderStatus> = new Map<string, OrderStatus>([
   ...[...NON_TERMINAL_ORDER_STATUSES, ...TERMINAL_ORDER_STATUSES].map((s): [string, OrderStatus] => [s, s]),
@@ -302,6 +313,7 @@ function itemResultOf(entry: Record<string, unknown>): ItemResult {
           status,
           filledSize: typeof filled === 'number' ? Math.abs(filled) : undefined,
           reason: typeof fields.reason === 'string' ? fields.reason : undefined,
+          ...(key === 'triggered' && { parked: false }),
         },
       };
     }

@@ -4,7 +4,7 @@
 
 import { BehaviorSubject } from 'rxjs';
 import { systemClock, type Clock } from '../core/clock.js';
-import type { OrderSpec } from '../core/intent.js';
+import { triggersAbove, type OrderSpec } from '../core/intent.js';
 import type { RateConfig, RiskConfig } from './config.js';
 import type { PlannedOp, RiskDecision, RiskGate, RiskReason, RiskView, TradingState, TradingStateChange } from './types.js';
 
@@ -198,16 +198,30 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
     if (maxSize !== undefined && !(order.size <= maxSize))
       return deny('MAX_ORDER_SIZE', `size ${fmt(order.size)} exceeds ${fmt(maxSize)} (base units, ${symbol})`);
 
-    const price = order.price ?? mark;
+    const trigger = order.trigger;
+    if (trigger !== undefined) {
+      const px = trigger.triggerPrice;
+      const above = triggersAbove(order.side, trigger.kind);
+      if (!(above ? px > mark : px < mark)) {
+        return deny(
+          'TRIGGER_PRICE',
+          `a ${order.side} ${trigger.kind} fires at or ${above ? 'above' : 'below'} its trigger: ${fmt(px)} must be ${above ? 'above' : 'below'} mark ${fmt(mark)}`,
+        );
+      }
+    }
+    // A trigger order is valued where it fires (as the venue does for its margin); its limit, if any, is banded there.
+    const referenceUsd = trigger?.triggerPrice ?? mark;
+    const price = order.price ?? referenceUsd;
     if (!(price > 0 && Number.isFinite(price))) return deny('PRICE_BAND', `price ${fmt(price)} is not a positive number`);
     const notionalUsd = order.size * price;
     if (!(notionalUsd <= config.maxOrderNotionalUsd))
       return deny('MAX_ORDER_NOTIONAL', `notional ${fmt(notionalUsd)} USD exceeds ${config.maxOrderNotionalUsd} USD`);
 
     if (order.price !== undefined) {
-      const distanceBps = (Math.abs(order.price - mark) / mark) * 10_000;
+      const distanceBps = (Math.abs(order.price - referenceUsd) / referenceUsd) * 10_000;
       if (!(distanceBps <= config.priceBandBps)) {
-        return deny('PRICE_BAND', `price ${fmt(order.price)} is ${fmt(distanceBps)} bps from mark ${fmt(mark)} (band ${config.priceBandBps} bps)`);
+        const from = trigger === undefined ? `mark ${fmt(mark)}` : `trigger ${fmt(referenceUsd)}`;
+        return deny('PRICE_BAND', `price ${fmt(order.price)} is ${fmt(distanceBps)} bps from ${from} (band ${config.priceBandBps} bps)`);
       }
     }
 

@@ -14,6 +14,8 @@ export type RiskReason =
   | 'MAX_POSITION'
   | 'MAX_TOTAL_POSITION'
   | 'PRICE_BAND'
+  /** A trigger price on the wrong side of the mark for its kind and side (the order would fire at once). */
+  | 'TRIGGER_PRICE'
   | 'MAX_OPEN_ORDERS'
   | 'ORDER_RATE'
   | 'CANCEL_RATE'

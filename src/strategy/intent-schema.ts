@@ -28,6 +28,8 @@ const stamp = {
   arrivalNs: optional(nanos),
 };
 
+export const triggerSpecSchema = object({ kind: literal('stop', 'takeProfit'), triggerPrice: price }, STRICT);
+
 export const orderSpecSchema = refine(
   object(
     {
@@ -38,10 +40,14 @@ export const orderSpecSchema = refine(
       tif: literal('GTC', 'IOC', 'ALO'),
       reduceOnly: boolean(),
       clientTag: optional(clientTag),
+      trigger: optional(triggerSpecSchema),
     },
     STRICT,
   ),
-  (o) => (o.price === undefined && o.tif === 'ALO' ? 'a market order (no price) cannot be ALO' : undefined),
+  (o) => {
+    if (o.trigger !== undefined && o.tif !== 'GTC') return `a trigger order waits parked until fired: tif must be GTC, got ${o.tif}`;
+    return o.price === undefined && o.tif === 'ALO' ? 'a market order (no price) cannot be ALO' : undefined;
+  },
 );
 
 export const orderRefSchema = union([object({ orderId: string({ minLength: 1, maxLength: 128 }) }, STRICT), object({ clientTag }, STRICT)]);

@@ -1,11 +1,12 @@
 // Loads strategy modules named in the config (a built-in name or a path), checks they come from defineStrategy, validates params.
-// Invariants: built-ins live in `strategies/` two levels above this file, in source (.ts) and compiled (dist/, .js) alike; nothing is started here.
+// Invariants: built-ins live in `strategies/` two levels above this file, in source (.ts) and compiled (dist/, .js) alike; TypeScript
+// files load through tsx's hooks on every Node version (no compile step, no reliance on the runtime's type stripping); nothing is started here.
 
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, PerpbotError, ValidationError } from '../core/errors.js';
-import { issues, parse } from '../core/schema.js';
+import { issues, safeParse } from '../core/schema.js';
 import { SYMBOL_PATTERN } from '../core/types.js';
 import { isStrategyDefinition, type StrategyDefinition } from './api.js';
 
@@ -25,6 +26,7 @@ const BUILTIN_NAME = /^[a-z0-9][a-z0-9-]*$/;
 /** Instance names (metric labels, log fields, /status keys). */
 const INSTANCE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const KNOWN_EXTENSIONS = new Set(['.ts', '.mts', '.js', '.mjs']);
+const TYPESCRIPT_EXTENSIONS = new Set(['.ts', '.mts', '.cts']);
 
 export interface ResolveOptions {
   /** Directory relative paths start from (the config file's). Default: the working directory. */
@@ -110,9 +112,43 @@ export interface LoadedStrategy<P = unknown> {
   readonly symbols: readonly string[];
 }
 
-function isUnknownExtension(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  return code === 'ERR_UNKNOWN_FILE_EXTENSION';
+/** True when this file runs as TypeScript (vitest, tsx): the runtime then loads TypeScript plugins itself. */
+const RUNNING_TYPESCRIPT = extname(HERE) === '.ts';
+
+let typescriptHooks: Promise<void> | undefined;
+
+/**
+ * Registers tsx's module hooks once for the process (ESM and CommonJS), not in a namespace: a plugin's JavaScript imports
+ * (`perpbot`, `rxjs`) then resolve to the daemon's own module instances.
+ */
+function registerTypeScript(): Promise<void> {
+  typescriptHooks ??= Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]).then(([esm, cjs]) => {
+    esm.register();
+    cjs.register();
+  });
+  return typescriptHooks;
+}
+
+async function importModule(file: string): Promise<Record<string, unknown>> {
+  if (TYPESCRIPT_EXTENSIONS.has(extname(file)) && !RUNNING_TYPESCRIPT) await registerTypeScript();
+  return (await import(/* @vite-ignore */ pathToFileURL(file).href)) as Record<string, unknown>;
+}
+
+/** The default export; a TypeScript file outside a `"type": "module"` package is compiled to CommonJS, which nests it in module.exports. */
+function defaultExport(namespace: Record<string, unknown>): unknown {
+  const value = namespace.default;
+  const nested = value as { __esModule?: unknown; default?: unknown } | null | undefined;
+  return typeof nested === 'object' && nested !== null && nested.__esModule === true ? nested.default : value;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'a plain object' : `a ${typeof value}`;
+}
+
+function oneLine(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, ' ').trim();
 }
 
 /**
@@ -132,17 +168,19 @@ export async function loadStrategy(spec: StrategyModuleSpec, opts: LoadOptions =
   const file = resolved.file;
   let namespace: Record<string, unknown>;
   try {
-    namespace = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as Record<string, unknown>;
+    namespace = await importModule(file);
   } catch (e) {
-    const hint = isUnknownExtension(e) && extname(file) === '.ts' ? ' (this runtime loads JavaScript: compile the strategy, or point at its .js file)' : '';
-    throw new ConfigError(`${key}.module`, `cannot load ${file}: ${e instanceof Error ? e.message : String(e)}${hint}`, undefined, { cause: e });
+    throw new ConfigError(`${key}.module`, `cannot load ${file}: ${oneLine(e)}`, undefined, { cause: e });
   }
-  if (!('default' in namespace) || namespace.default === undefined) {
+  const definition = defaultExport(namespace);
+  if (definition === undefined) {
     throw new ConfigError(`${key}.module`, `${file} has no default export (export default defineStrategy({...}))`);
   }
-  const definition = namespace.default;
   if (!isStrategyDefinition(definition)) {
-    throw new ConfigError(`${key}.module`, `the default export of ${file} was not made by defineStrategy (import it from src/strategy/api)`);
+    throw new ConfigError(
+      `${key}.module`,
+      `the default export of ${file} is ${kindOf(definition)} not made by defineStrategy (export default defineStrategy({...}), imported from 'perpbot')`,
+    );
   }
   const name = spec.name ?? definition.name;
   if (typeof name !== 'string' || !INSTANCE_NAME.test(name)) {
@@ -150,9 +188,12 @@ export async function loadStrategy(spec: StrategyModuleSpec, opts: LoadOptions =
   }
   let params: unknown;
   try {
-    const found = issues(definition.params, spec.params ?? {}, `${key}.params`);
-    if (found.length > 1) throw new StrategyLoadError(found.map((i) => new ValidationError(i.field, i.message)));
-    params = parse(definition.params, spec.params ?? {}, `${key}.params`);
+    const parsed = safeParse(definition.params, spec.params ?? {}, `${key}.params`);
+    if (!parsed.ok) {
+      const found = issues(definition.params, spec.params ?? {}, `${key}.params`);
+      throw found.length > 1 ? new StrategyLoadError(found.map((i) => new ValidationError(i.field, i.message))) : parsed.error;
+    }
+    params = parsed.value;
   } catch (e) {
     if (e instanceof ValidationError || e instanceof StrategyLoadError) throw e;
     throw new ConfigError(`${key}.params`, `the params validator of ${definition.name} threw: ${e instanceof Error ? e.message : String(e)}`, undefined, {

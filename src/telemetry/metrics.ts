@@ -15,7 +15,14 @@ export const BATCH_ITEM_BUCKETS = [1, 2, 5, 10, 20, 50, 100];
 export const TRADING_STATES = ['ACTIVE', 'REDUCING', 'HALTED'] as const;
 export type TelemetryTradingState = (typeof TRADING_STATES)[number];
 
-const ORDER_STATUSES: readonly LocalOrderStatus[] = [...NON_TERMINAL_ORDER_STATUSES, ...TERMINAL_ORDER_STATUSES, 'pendingNew', 'pendingCancel', 'unknown'];
+const ORDER_STATUSES: readonly LocalOrderStatus[] = [
+  ...NON_TERMINAL_ORDER_STATUSES,
+  ...TERMINAL_ORDER_STATUSES,
+  'pendingNew',
+  'pendingCancel',
+  'unknown',
+  'untriggered',
+];
 const SUBMIT_OUTCOMES = ['accepted', 'rejected', 'unknown', 'rate_limited'] as const;
 const SIGNING_PATHS = ['precomputed', 'deterministic'] as const;
 

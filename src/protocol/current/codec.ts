@@ -78,6 +78,7 @@ export function createCurrentCodec(opts: CurrentCodecOptions = {}): DialectCodec
     encodeTrusted: (input) => encodeActions(input.actions as Action[], input),
     orderActions: currentOrderActions,
     clientOrderIds: false,
+    triggerOrderIds: false,
   };
 }
 

@@ -51,6 +51,7 @@ export function actionTypeForPath(path: string): ActionType | undefined {
 const STRICT = { strict: true } as const;
 const price = number({ min: 0 });
 const positivePrice = refine(number(), (p) => (p > 0 ? undefined : `must be > 0 (0 only for market orders), got ${p}`));
+const marketPrice = refine(number(), (p) => (p === 0 ? undefined : `a market order (is_market true) has px 0.0 (specification), got ${p}`));
 const size = number({ gt: 0 });
 const nonce = optional(u64());
 
@@ -65,9 +66,13 @@ export function isMarketOrder(order: { t: OrderType }): boolean {
 }
 
 export const placeOrderSchema = checkedWhen(
-  object({ c: symbolSchema, b: boolean(), px: price, sz: size, r: boolean(), t: orderTypeSchema, cloid: optional(key32()) }, STRICT),
-  (o) => !isMarketOrder(o),
-  object({ px: positivePrice }),
+  checkedWhen(
+    object({ c: symbolSchema, b: boolean(), px: price, sz: size, r: boolean(), t: orderTypeSchema, cloid: optional(key32()) }, STRICT),
+    (o) => !isMarketOrder(o),
+    object({ px: positivePrice }),
+  ),
+  isMarketOrder,
+  object({ px: marketPrice }),
 );
 export const cancelSchema = object({ c: symbolSchema, oid: key32() }, STRICT);
 export const cancelAllSchema = object({ c: array(symbolSchema, { maxLength: MAX_LIST_ITEMS }) }, STRICT);

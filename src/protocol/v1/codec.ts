@@ -81,4 +81,5 @@ export const v1Codec: DialectCodec = {
   },
   orderActions: v1OrderActions,
   clientOrderIds: true,
+  triggerOrderIds: true,
 };

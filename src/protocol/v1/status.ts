@@ -15,8 +15,6 @@ export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
 /** A status an order can be in (everything but the response-only `error`). */
 export type OrderState = Exclude<OrderStatus, 'error'>;
 export type StatusClass = 'nonTerminal' | 'terminal' | 'responseOnly';
-/** The key of a status in an order response's `statuses` entries. */
-export type ResponseKey = 'resting' | Exclude<OrderStatus, 'placed'>;
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 
@@ -27,17 +25,6 @@ export function isTerminalStatus(status: string): status is TerminalStatus {
 export function statusClass(status: OrderStatus): StatusClass {
   if (isTerminalStatus(status)) return 'terminal';
   return status === 'error' ? 'responseOnly' : 'nonTerminal';
-}
-
-/** The key under which an order response reports `status` (`placed` → `resting`). */
-export function responseKeyOf(status: OrderStatus): ResponseKey {
-  return status === 'placed' ? 'resting' : status;
-}
-
-/** The status an order-response key stands for (`resting` → `placed`), or undefined for an unknown key. */
-export function statusOfResponseKey(key: string): OrderStatus | undefined {
-  if (key === 'resting') return 'placed';
-  return key !== 'placed' && (ORDER_STATUSES as readonly string[]).includes(key) ? (key as OrderStatus) : undefined;
 }
 
 export const orderStateSchema = literal(...NON_TERMINAL_STATUSES, ...TERMINAL_STATUSES);

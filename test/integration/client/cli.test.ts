@@ -82,6 +82,29 @@ describe('perpbot venue commands against a loopback venue', () => {
     expect(JSON.parse(venue.actionBodies.at(-1)!)).toMatchObject({ actions: [{ l: { c: 'BTC-USD', b: true, px: 100, sz: 1, tif: 'GTC' } }] });
   });
 
+  it('order place --trigger: a stop-market (px 0.0), a stop-limit at --limit, a reduce-only take-profit in the current dialect', async () => {
+    await order(['place', 'BTC-USD', 'sell', '1', '--trigger', '95', '--reduce-only', ...signedArgs()], out);
+    expect(lastAction().action).toMatchObject({
+      orders: [{ order: { c: 'BTC-USD', b: false, px: 0, sz: 1, r: true, t: { trigger: { is_market: true, triggerPx: 95 } } } }],
+    });
+    await order(['place', 'BTC-USD', 'buy', '1', '--trigger', '105', '--limit', '106', ...signedArgs()], out);
+    expect(lastAction().action).toMatchObject({ orders: [{ order: { b: true, px: 106, r: false, t: { trigger: { is_market: false, triggerPx: 105 } } } }] });
+    const current = ['--dialect', 'current', '--network', 'testnet'];
+    await order(['place', 'BTC-USD', 'sell', '1', '--trigger', '105', '--take-profit', '--reduce-only', ...current, ...signedArgs()], out);
+    expect(JSON.parse(venue.actionBodies.at(-1)!)).toMatchObject({ actions: [{ tp: { c: 'BTC-USD', d: true, sz: 1, tr: 105, i: false } }] });
+    expect(() => order(['place', 'BTC-USD', 'sell', '1', '--trigger', '105', ...current, ...signedArgs()], out)).toThrow(/reduceOnly: .*must be reduce-only/);
+  });
+
+  it('order place refuses a market order with a price: --trigger with --price, --limit or --take-profit without --trigger, a trigger not GTC', () => {
+    expect(() => order(['place', 'BTC-USD', 'sell', '1', '--trigger', '95', '--price', '95', ...signedArgs()], out)).toThrow(
+      /market order, whose price is 0\.0 \(specification\): drop --price, or give --limit PX/,
+    );
+    expect(() => order(['place', 'BTC-USD', 'sell', '1', '--limit', '95', ...signedArgs()], out)).toThrow(/--limit is the limit price of a trigger order/);
+    expect(() => order(['place', 'BTC-USD', 'sell', '1', '--take-profit', ...signedArgs()], out)).toThrow(/--take-profit needs --trigger/);
+    expect(() => order(['place', 'BTC-USD', 'sell', '1', '--trigger', '95', '--tif', 'IOC', ...signedArgs()], out)).toThrow(/--tif must be GTC/);
+    expect(() => order(['place', 'BTC-USD', 'sell', '1', '--trigger', '0', ...signedArgs()], out)).toThrow(/--trigger must be a positive number/);
+  });
+
   it('leverage, agent and faucet send their actions; a rejected outcome exits 1', async () => {
     await leverage(['BTC-USD', '7', ...signedArgs()], out);
     expect(lastAction().action).toMatchObject({ type: 'updateUserSettings', settings: { m: [['BTC-USD', 7]] } });

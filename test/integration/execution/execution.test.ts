@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { QuoteSpec } from '../../../src/core/intent.js';
 import { Keypair } from '../../../src/protocol/keys.js';
@@ -105,8 +106,8 @@ describe('execution against the local venue', () => {
     place({ symbol: 'ETH-USD', price: 3000, size: 0.01, clientTag: 'self' });
     place({ price: undefined, size: 1, clientTag: 'sweep' });
     await b.exec.whenIdle();
-    const byTag = new Map(b.latest('rej').map((e) => [`${e.clientTag}:${e.price}`, [e.status, e.reason]]));
-    expect(Object.fromEntries(byTag)).toEqual({
+    const seen = () => Object.fromEntries(b.latest('rej').map((e) => [`${e.clientTag}:${e.price}`, [e.status, e.reason]]));
+    const expected = {
       'offTick:40000.05': ['rejectedInvalid', 'price is not a multiple of the tick size'],
       'tooBig:40000': ['rejectedRiskLimit', 'insufficient margin'],
       'alo:50000': ['rejectedCrossing', 'post-only order would cross'],
@@ -118,7 +119,10 @@ describe('execution against the local venue', () => {
       'ask:3000': ['placed', undefined],
       'self:3000': ['cancelledSelfCrossing', 'self-trade prevention'],
       'sweep:0': ['partiallyFilled', 'book exhausted'],
-    });
+    };
+    // An order's venue reason comes on the account stream, which may arrive after the HTTP answer that ended it.
+    await until(() => isDeepStrictEqual(seen(), expected), 'every order ended with its venue reason').catch(() => undefined);
+    expect(seen()).toEqual(expected);
     expect(b.risk.rejects.sort()).toEqual(['rejectedCrossing', 'rejectedDuplicate', 'rejectedInvalid', 'rejectedRiskLimit']);
     expect(b.latest('rej').find((e) => e.clientTag === 'sweep')?.filledSize).toBeCloseTo(0.008, 9);
   });

@@ -12,21 +12,26 @@ let venue: Venue;
 let session: TradingSession;
 const key = Keypair.generate();
 
-beforeAll(async () => {
-  venue = await startVenue({ seed: 21, flowIntervalMs: 50 });
-  for (let i = 0; i < 5; i++) venue.step();
-  venue.engine.faucet(key.publicKey, 100_000);
+/** The built-in market maker trading `at` (funded and stepped 5 flow rounds) for `trader`. */
+async function marketMaker(at: Venue, trader: Keypair, minIntervalMs: number): Promise<TradingSession> {
+  for (let i = 0; i < 5; i++) at.step();
+  at.engine.faucet(trader.publicKey, 100_000);
   const strategies = await loadStrategies([
-    { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 20, minIntervalMs: 50 } },
+    { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 20, minIntervalMs } },
   ]);
-  session = await startTrading({
-    venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
+  return startTrading({
+    venue: connectVenue({ url: at.url, wsUrl: at.wsUrl, dialect: 'v1', network: 'mainnet' }),
     dialect: 'v1',
     network: 'mainnet',
-    key,
+    key: trader,
     nonceStore: new MemoryNonceStore(),
     strategies,
   });
+}
+
+beforeAll(async () => {
+  venue = await startVenue({ seed: 21, flowIntervalMs: 50 });
+  session = await marketMaker(venue, key, 50);
 });
 afterAll(() => venue.close());
 
@@ -66,6 +71,24 @@ describe('trading session against the local venue', () => {
     const report = await session.stop({ deadlineMs: 5000 });
     expect(report.timedOut).toBe(false);
     expect(openOrders()).toEqual([]);
+  });
+});
+
+describe('the kill switch on a quiet market', () => {
+  it('cancels every resting order at once (nothing else would: the market maker requotes only when the book moves)', async () => {
+    const quiet = await startVenue({ seed: 22, flowIntervalMs: 3_600_000 });
+    const trader = Keypair.generate();
+    let s: TradingSession | undefined;
+    try {
+      s = await marketMaker(quiet, trader, 0);
+      const resting = () => quiet.engine.openOrders(trader.publicKey);
+      await until(() => resting().length >= 2, 'a bid and an ask resting', 10_000, 10);
+      s.risk.halt('test kill switch');
+      await until(() => resting().length === 0, 'the kill to cancel every resting order', 3_000, 5);
+    } finally {
+      await s?.stop({ deadlineMs: 3000 });
+      await quiet.close();
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 // Test harness for the local venue: real HTTP/WebSocket on loopback, requests signed with real keys.
+import { request } from 'node:http';
 import { WebSocket } from 'ws';
 import { systemClock } from '../../../src/core/clock.js';
 import { parseJson } from '../../../src/core/json.js';
@@ -15,10 +16,33 @@ export interface Reply {
   text: string;
 }
 
-export async function http(url: string, init?: RequestInit): Promise<Reply> {
-  const r = await fetch(url, init);
-  const text = await r.text();
-  return { status: r.status, headers: r.headers, body: text ? parseJson(text) : undefined, text };
+/** What a test request may carry. */
+export interface RequestInit {
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+/**
+ * One request on a connection of its own (no keep-alive: fetch's pool could reuse a socket of a venue that was just
+ * closed and restarted on the same port, and fail with "other side closed").
+ */
+export function http(url: string, init: RequestInit = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: init.method ?? 'GET', headers: init.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(name, String(value));
+        resolve({ status: res.statusCode!, headers, body: text ? parseJson(text) : undefined, text });
+      });
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
 }
 
 export function post(venue: Venue, path: string, body: unknown): Promise<Reply> {

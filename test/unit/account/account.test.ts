@@ -84,6 +84,18 @@ describe('AccountStreams', () => {
     expect(late).toEqual([states.at(-1)]);
   });
 
+  it('a trigger order placed while parked and placed again once on the book are two updates (the second is not a repeat)', () => {
+    const source = new FakeAccountSource();
+    const streams = new AccountStreams({ source });
+    const updates: VenueOrder[] = [];
+    streams.orderUpdates$(USER).subscribe((o) => updates.push(o));
+    source.stream.next(snapshot());
+    const parked = order(A, { maker: false, parked: true });
+    const fired = order(A, { parked: false });
+    for (const o of [parked, parked, fired, fired]) source.stream.next({ kind: 'order', order: o });
+    expect(updates).toEqual([parked, fired]);
+  });
+
   it('after a later snapshot, emits what the queries show was missed since the first read (and nothing seen)', async () => {
     const source = new FakeAccountSource();
     source.fillRows = [fill(B, 1n)];

@@ -91,6 +91,15 @@ describe('missedEvents', () => {
     expect(missedEvents(state(open(A), open(B)), state(working, open(C)), fills, hist, baseline, seen)).toEqual([]);
   });
 
+  it('a trigger order that left its parked state while the stream was away is a missed event (same status, same fill)', () => {
+    const seen = { orders: new KeyCounts(), fills: new KeyCounts() };
+    const parked = open(A, { maker: false, parked: true });
+    const fired = open(A, { parked: false, venueTimeNs: 60n });
+    const events = missedEvents(state(parked), state(fired), [], [], baselineOf([], []), seen);
+    expect(events).toEqual([{ kind: 'order', order: fired }]);
+    expect(missedEvents(state(parked), state(parked), [], [], baselineOf([], []), seen)).toEqual([]);
+  });
+
   it('keeps repeated identical fills apart by count', () => {
     const baseline = baselineOf([], []);
     const seen = { orders: new KeyCounts(), fills: new KeyCounts() };

@@ -189,7 +189,7 @@ describe('the client against a venue that speaks only the current dialect', () =
       outcome: 'accepted',
       items: [
         { kind: 'order', fact: { orderId: oid, status: 'cancelledIOC', filledSize: 0.4, reason: undefined } },
-        { kind: 'order', fact: { orderId: oid, status: 'placed', filledSize: undefined, reason: undefined } },
+        { kind: 'order', fact: { orderId: oid, status: 'placed', filledSize: undefined, reason: undefined, parked: false } },
       ],
     });
   });

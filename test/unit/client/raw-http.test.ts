@@ -99,6 +99,17 @@ describe('RawHttpPool', () => {
     for (const _ of lengths) expect(await send(p)).toEqual({ written: true, error: 'malformed content-length' });
   });
 
+  it('a chunk size that is not plain hex digits (4z, 0x4, -4, +4, empty) or chunk data not followed by CRLF is a malformed answer', async () => {
+    const sizes = ['4z', '0x4', '-4', '+4', ''];
+    const answers = sizes.map((n) => `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${n}\r\n{"a"\r\n0\r\n\r\n`);
+    const overrun = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{"a"}\r\n0\r\n\r\n';
+    const { server, port } = await rawServer([...answers, overrun]);
+    cleanup.push(() => server.close());
+    const p = pool(port);
+    for (const _ of answers) expect(await send(p)).toEqual({ written: true, error: 'malformed chunk size' });
+    expect(await send(p)).toEqual({ written: true, error: 'malformed chunk' });
+  });
+
   it('close() fails the request in flight; the pool still serves later requests', async () => {
     const { server, port } = await rawServer(['HANG', 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok']);
     cleanup.push(() => server.close());

@@ -83,6 +83,14 @@ describe('execution: risk gate', () => {
     await flushPromises();
     expect(submitter.sent).toHaveLength(0);
     expect(events[0]).toMatchObject({ status: 'rejectedInvalid', reason: expect.stringMatching(/size/) });
+    exec.submit('mm', { kind: 'place', order: spec({ trigger: { kind: 'stop', triggerPrice: 0 } }), ...stamp });
+    exec.submit('mm', { kind: 'place', order: spec({ tif: 'IOC', trigger: { kind: 'stop', triggerPrice: 101 } }), ...stamp });
+    await flushPromises();
+    expect(submitter.sent).toHaveLength(0);
+    expect(events.slice(1).map((e) => e.reason)).toEqual([
+      'execution INVALID: trigger.triggerPrice must be a finite number > 0, got 0',
+      "execution INVALID: a trigger order's tif must be GTC, got IOC",
+    ]);
   });
 });
 
@@ -223,6 +231,19 @@ describe('execution: a codec without client order ids (current dialect)', () => 
       { l: { c: 'BTC-USD', b: true, px: 99, sz: 1, tif: 'GTC', r: false, i: false } },
     ]);
     expect(exec.openOrders('mm').map((o) => o.spec.price)).toEqual([99]);
+  });
+
+  it('refuses a trigger order locally: the dialect predicts no id for st / tp, so it could not be tracked', async () => {
+    const denials = new MemoryCounter();
+    const { exec, submitter, events } = setup({ codec: codecFor('current'), metrics: { denials } });
+    await exec.start();
+    exec.submit('mm', { kind: 'place', order: spec({ side: 'sell', reduceOnly: true, trigger: { kind: 'stop', triggerPrice: 95 } }), ...stamp });
+    await flushPromises();
+    expect(submitter.sent).toHaveLength(0);
+    expect(events).toEqual([
+      expect.objectContaining({ status: 'rejectedInvalid', reason: 'execution UNTRACKABLE: the current dialect gives trigger orders no predictable order id' }),
+    ]);
+    expect(denials.get('LOCAL_UNTRACKABLE')).toBe(1);
   });
 });
 

@@ -90,6 +90,13 @@ describe('planner: quote sets', () => {
     expect(steps).toEqual([]);
   });
 
+  it("leaves the strategy's trigger orders (a stop protecting the position) alone", () => {
+    const t = tracker();
+    resting(t, 'mm', spec({ side: 'sell', price: undefined, reduceOnly: true, trigger: { kind: 'stop', triggerPrice: 90 } }));
+    const quote = resting(t, 'mm', spec({ price: 99 }));
+    expect(planIntent('mm', quoteSet([]), t).steps).toEqual([{ kind: 'cancel', target: quote }]);
+  });
+
   it('converges with the fewest steps for any starting set (property)', () => {
     const quote = fc.record({ side: fc.constantFrom<'buy' | 'sell'>('buy', 'sell'), price: fc.integer({ min: 95, max: 105 }), size: fc.constantFrom(1, 2) });
     fc.assert(
@@ -121,6 +128,23 @@ describe('planner: replace, cancel, cancelAll', () => {
     resting(t, 'mm', spec({ clientTag: 'bid' }));
     const plan = planIntent('mm', { kind: 'replace', ref: { clientTag: 'bid' }, order: spec({ clientTag: 'bid' }), ...stamp }, t);
     expect(plan.steps).toEqual([]);
+  });
+
+  it('a replace compares the trigger: the same stop is a no-op, a moved trigger price or another kind replaces', () => {
+    const t = tracker();
+    const stop = spec({ side: 'sell', reduceOnly: true, clientTag: 'sl', trigger: { kind: 'stop', triggerPrice: 90 } });
+    resting(t, 'mm', stop);
+    const replace = (order: OrderSpec) => planIntent('mm', { kind: 'replace', ref: { clientTag: 'sl' }, order, ...stamp }, t).steps.length;
+    expect(replace(stop)).toBe(0);
+    expect(replace({ ...stop, trigger: { kind: 'stop', triggerPrice: 91 } })).toBe(2);
+    expect(replace({ ...stop, trigger: { kind: 'takeProfit', triggerPrice: 90 } })).toBe(2);
+    const { trigger: _, ...plain } = stop;
+    expect(replace(plain)).toBe(2);
+    const stopMarket = { ...stop, price: undefined, clientTag: 'slm' };
+    resting(t, 'mm', stopMarket);
+    const replaceMarket = (order: OrderSpec) => planIntent('mm', { kind: 'replace', ref: { clientTag: 'slm' }, order, ...stamp }, t).steps.length;
+    expect(replaceMarket(stopMarket)).toBe(0);
+    expect(replaceMarket({ ...stopMarket, price: 89 })).toBe(2);
   });
 
   it('a replace that differs cancels and places, linked', () => {

@@ -44,6 +44,43 @@ describe('tracker state machine', () => {
     expect([...t.openOrders()]).toEqual([]);
   });
 
+  it('a trigger order: untriggered while parked (answer and updates), placed once on the book, then its limit lifecycle', () => {
+    const { t, events } = setup();
+    const o = t.create('mm', spec({ side: 'sell', reduceOnly: true, trigger: { kind: 'stop', triggerPrice: 95 }, price: 94 }));
+    t.sent(o, 'A');
+    t.apply({ orderId: 'A', status: 'placed' });
+    t.apply({ orderId: 'A', status: 'placed', parked: true });
+    expect(o.status).toBe('untriggered');
+    t.apply({ orderId: 'A', status: 'placed', parked: false });
+    t.apply({ orderId: 'A', status: 'placed', parked: true });
+    t.apply({ orderId: 'A', status: 'working', filledSize: 1, parked: false });
+    t.apply({ orderId: 'A', status: 'filled', filledSize: 3, parked: false });
+    expect(events.map((e) => [e.status, e.filledSize])).toEqual([
+      ['pendingNew', 0],
+      ['untriggered', 0],
+      ['placed', 0],
+      ['working', 1],
+      ['filled', 3],
+    ]);
+  });
+
+  it('a stop-market goes from untriggered straight to filled; a parked trigger can be cancelled; plain orders are never untriggered', () => {
+    const { t, events } = setup();
+    const stop = t.create('mm', spec({ price: undefined, trigger: { kind: 'stop', triggerPrice: 105 } }));
+    const parked = t.create('mm', spec({ price: undefined, trigger: { kind: 'takeProfit', triggerPrice: 90 } }));
+    const plain = t.create('mm', spec());
+    t.sent(stop, 'S');
+    t.sent(parked, 'P');
+    t.sent(plain, 'L');
+    for (const id of ['S', 'P', 'L']) t.apply({ orderId: id, status: 'placed', parked: true });
+    t.apply({ orderId: 'S', status: 'filled', filledSize: 3 });
+    t.requestCancel(parked);
+    t.apply({ orderId: 'P', status: 'cancelled' });
+    expect(events.filter((e) => e.orderId === 'S').map((e) => e.status)).toEqual(['pendingNew', 'untriggered', 'filled']);
+    expect(events.filter((e) => e.orderId === 'P').map((e) => e.status)).toEqual(['pendingNew', 'untriggered', 'pendingCancel', 'cancelled']);
+    expect(plain.status).toBe('placed');
+  });
+
   it('never moves backwards: terminal is final, a late placed after working is ignored, filledSize never decreases', () => {
     const { t, events } = setup();
     const o = t.create('mm', spec());
@@ -58,6 +95,23 @@ describe('tracker state machine', () => {
     expect(o.status).toBe('cancelled');
     expect(events.at(-1)!.status).toBe('cancelled');
     expect(events).toHaveLength(3);
+  });
+
+  it('a reason that arrives after the terminal status (answer first, stream second) is kept and told once; a later one does not replace it', () => {
+    const { t, events } = setup();
+    const o = t.create('mm', spec());
+    t.sent(o, 'A');
+    t.apply({ orderId: 'A', status: 'rejectedCrossing' });
+    t.apply({ orderId: 'A', status: 'rejectedCrossing', reason: 'post-only order would cross' });
+    t.apply({ orderId: 'A', status: 'rejectedCrossing', reason: 'post-only order would cross' });
+    t.apply({ orderId: 'A', status: 'rejectedCrossing', reason: 'something else' });
+    t.apply({ orderId: 'A', status: 'cancelled', reason: 'not this order' });
+    expect(events.map((e) => [e.status, e.reason])).toEqual([
+      ['pendingNew', undefined],
+      ['rejectedCrossing', undefined],
+      ['rejectedCrossing', 'post-only order would cross'],
+    ]);
+    expect(o.reason).toBe('post-only order would cross');
   });
 
   it('pendingCancel overlays the venue status; a failed cancel restores it; unknown clears on the first fact', () => {

@@ -197,6 +197,7 @@ const openVenueOrder = {
   reason: undefined,
   reduceOnly: false,
   tif: 'ALO',
+  parked: false,
 };
 
 describe('the account stream (spec: Events; gaps §7; venue-protocol §9.4)', () => {
@@ -261,6 +262,7 @@ describe('the account stream (spec: Events; gaps §7; venue-protocol §9.4)', ()
           reason: 'margin',
           reduceOnly: undefined,
           tif: undefined,
+          parked: false,
         },
       },
     ]);
@@ -414,6 +416,7 @@ describe('the account stream (spec: Events; gaps §7; venue-protocol §9.4)', ()
           reason: undefined,
           reduceOnly: undefined,
           tif: undefined,
+          parked: false,
         },
       },
     ]);
@@ -476,6 +479,16 @@ describe('account queries (spec: Resources; gaps §5)', () => {
       openVenueOrder,
       { ...openVenueOrder, orderId: OID2, side: 'sell', reduceOnly: true, tif: 'GTC', status: 'placed' },
     ]);
+  });
+
+  it('a parked trigger order is placed and not a maker (the local venue reports it so): parked until it is on the book or trades', () => {
+    const parked = { ...openOrderRow, price: 0, size: 1, filledSize: 0, vwap: 0, maker: false, tif: 'ioc', status: 'placed' };
+    const rows = parseAccountResponse('openOrders', [{ openOrder: parked }, { openOrder: { ...parked, maker: true, tif: 'gtc' } }]);
+    expect(rows.map((r) => venueOrderOfOpen(r.openOrder).parked)).toEqual([true, false]);
+    const update = (status: string, maker: boolean) => accountUpdates({ ...parked, type: 'orderUpdate', status, maker, reason: null });
+    expect(update('placed', false)).toMatchObject([{ kind: 'order', order: { status: 'placed', parked: true } }]);
+    expect(update('placed', true)).toMatchObject([{ kind: 'order', order: { status: 'placed', parked: false } }]);
+    expect(update('filled', false)).toMatchObject([{ kind: 'order', order: { status: 'filled', parked: false } }]);
   });
 
   it('orderHistory rows: the terminal order with its fill', () => {
@@ -691,7 +704,7 @@ describe("itemResultsOf: the items of an accepted action's answer (spec: States 
     });
     if (!answer || !('response' in answer)) throw new Error('error body');
     expect(itemResultsOf(answer.response.data.statuses as Record<string, unknown>[])).toEqual([
-      { kind: 'order', fact: { orderId: OID, status: 'placed', filledSize: undefined, reason: undefined } },
+      { kind: 'order', fact: { orderId: OID, status: 'placed', filledSize: undefined, reason: undefined, parked: false } },
       { kind: 'order', fact: { orderId: OID, status: 'filled', filledSize: 1, reason: undefined } },
       { kind: 'order', fact: { orderId: OID, status: 'cancelledIOC', filledSize: 0.1, reason: undefined } },
       { kind: 'order', fact: { orderId: OID, status: 'cancelled', filledSize: undefined, reason: undefined } },

@@ -82,6 +82,52 @@ describe('risk limits: each reason code fires just past its limit, not at it', (
     expect(decide(place({ symbol: 'BTC-USD', size: 1 }))).toEqual(OK);
   });
 
+  it('TRIGGER_PRICE: a stop or take-profit whose trigger is on the wrong side of the mark (or at it) would fire at once', () => {
+    const { decide } = setup();
+    const trig = (side: 'buy' | 'sell', kind: 'stop' | 'takeProfit', triggerPrice: number) =>
+      place({ symbol: 'BTC-USD', side, trigger: { kind, triggerPrice } });
+    expect([trig('sell', 'stop', 99.9), trig('buy', 'stop', 100.1), trig('sell', 'takeProfit', 100.1), trig('buy', 'takeProfit', 99.9)].map(decide)).toEqual([
+      OK,
+      OK,
+      OK,
+      OK,
+    ]);
+    for (const op of [
+      trig('sell', 'stop', 100),
+      trig('sell', 'stop', 101),
+      trig('buy', 'stop', 99),
+      trig('sell', 'takeProfit', 99),
+      trig('buy', 'takeProfit', 101),
+    ])
+      expect(decide(op)).toEqual(denied('TRIGGER_PRICE'));
+    expect(decide(trig('sell', 'stop', Number.NaN))).toEqual(denied('TRIGGER_PRICE'));
+    expect(decide(trig('sell', 'stop', 101))).toMatchObject({ detail: 'a sell stop fires at or below its trigger: 101 must be below mark 100' });
+  });
+
+  it("trigger orders: valued at the trigger price; the band applies to a stop-limit's limit around its trigger, not to a stop-market", () => {
+    const { decide } = setup({ maxPositionNotionalUsdBySymbol: {} });
+    const stop = (over: object) => place({ symbol: 'SOL-USD', side: 'sell', size: 1, trigger: { kind: 'stop', triggerPrice: 500 }, ...over });
+    expect(decide(stop({}))).toEqual(OK);
+    expect(decide(stop({ price: 495 }))).toEqual(OK);
+    expect(decide(stop({ price: 494.9 }))).toEqual(denied('PRICE_BAND'));
+    expect(decide(stop({ price: 494.9 }))).toMatchObject({ detail: expect.stringContaining('from trigger 500') });
+    expect(decide(stop({ size: 2 }))).toEqual(OK);
+    expect(decide(stop({ size: 2, trigger: { kind: 'stop', triggerPrice: 500.5 } }))).toEqual(denied('MAX_ORDER_NOTIONAL'));
+    const buyStop = (size: number) => place({ symbol: 'SOL-USD', side: 'buy', size, trigger: { kind: 'stop', triggerPrice: 1_005 } });
+    expect(decide(buyStop(0.99))).toEqual(OK);
+    expect(decide(buyStop(0.996))).toEqual(denied('MAX_ORDER_NOTIONAL'));
+  });
+
+  it('trigger orders count like any order: open orders, and the worst-case position unless reduce-only', () => {
+    const { decide, view } = setup({ maxOrderNotionalUsd: 10_000 });
+    const buyStop = (reduceOnly: boolean) => place({ symbol: 'SOL-USD', size: 1.6, reduceOnly, trigger: { kind: 'stop', triggerPrice: 1_001 } });
+    expect(decide(buyStop(false))).toEqual(denied('MAX_POSITION'));
+    view.positions.set('SOL-USD', -1.6);
+    expect(decide(buyStop(true))).toEqual(OK);
+    view.openCount = 3;
+    expect(decide(buyStop(true))).toEqual(denied('MAX_OPEN_ORDERS'));
+  });
+
   it('NO_MARK_PRICE: every place needs a mark (limit and market)', () => {
     const { decide, view } = setup();
     view.marks.delete('BTC-USD');

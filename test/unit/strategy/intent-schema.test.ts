@@ -26,6 +26,8 @@ const valid: Intent[] = [
   },
   { kind: 'quoteSet', ...st, arrivalNs: 0n, symbol: 'BTC-USD', quotes: [] },
   { kind: 'cancelAll', ...st, arrivalNs: 1_700_000_000_000_000_000n },
+  { kind: 'place', ...st, order: { ...order, side: 'sell', price: undefined, reduceOnly: true, trigger: { kind: 'stop', triggerPrice: 95_000 } } },
+  { kind: 'place', ...st, order: { ...order, price: 99_000, trigger: { kind: 'takeProfit', triggerPrice: 99_500 } } },
 ];
 
 function reason(value: unknown): string | undefined {
@@ -36,6 +38,15 @@ function reason(value: unknown): string | undefined {
 describe('intentSchema', () => {
   it('accepts every intent kind and returns the value itself', () => {
     for (const intent of valid) expect(parse(intentSchema, intent)).toBe(intent);
+  });
+
+  it('trigger orders: a known kind, a positive trigger price, tif GTC; each error names its field', () => {
+    const place = (over: object) => ({ kind: 'place', ...st, order: { ...order, trigger: { kind: 'stop', triggerPrice: 95_000 }, ...over } });
+    expect(reason(place({ trigger: { kind: 'stopLoss', triggerPrice: 1 } }))).toMatch(/^intent\.order\.trigger\.kind: /);
+    expect(reason(place({ trigger: { kind: 'stop', triggerPrice: 0 } }))).toMatch(/^intent\.order\.trigger\.triggerPrice: /);
+    expect(reason(place({ trigger: { kind: 'stop' } }))).toMatch(/^intent\.order\.trigger\.triggerPrice: /);
+    expect(reason(place({ trigger: { kind: 'stop', triggerPrice: 1, isMarket: true } }))).toMatch(/^intent\.order\.trigger\.isMarket: /);
+    expect(reason(place({ tif: 'IOC' }))).toMatch(/^intent\.order: a trigger order waits parked until fired: tif must be GTC, got IOC/);
   });
 
   it('rejects unknown fields, bad numbers and impossible orders, naming the field', () => {

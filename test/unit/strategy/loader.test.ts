@@ -100,7 +100,7 @@ describe('loadStrategy', () => {
 
   it('refuses a default export not made by defineStrategy', async () => {
     const e = await loadError({ module: './not-defined.ts' }, 'strategies[1]');
-    expect(e.message).toMatch(/^strategies\[1\]\.module: the default export of .*not-defined\.ts was not made by defineStrategy/);
+    expect(e.message).toMatch(/^strategies\[1\]\.module: the default export of .*not-defined\.ts is a plain object not made by defineStrategy/);
   });
 
   it('reports a module that throws while loading, or that defineStrategy refused', async () => {
@@ -124,6 +124,13 @@ describe('loadStrategy', () => {
       'strategies[0].params.size: missing field',
       'strategies[0].params.ladder.levels: must be >= 1, got 0',
     ]);
+  });
+
+  it('runs the params validator once for valid params', async () => {
+    const runs = globalThis as { __perpbotParamRuns?: number };
+    runs.__perpbotParamRuns = 0;
+    await loadStrategy({ module: './counting.ts', params: { any: 1 } }, { baseDir: FIXTURES });
+    expect(runs.__perpbotParamRuns).toBe(1);
   });
 
   it('refuses a bad instance name', async () => {

@@ -83,4 +83,21 @@ describe('v1 actions', () => {
     expect(isMarketOrder({ t: { trigger: { is_market: false, triggerPx: 1 } } })).toBe(false);
     expect(isMarketOrder({ t: { limit: { tif: 'GTC' } } })).toBe(false);
   });
+
+  it('refuses a market order (stop-market included) whose px is not 0.0, naming px', () => {
+    const order = (o: object) => ({ type: 'order', orders: [{ order: o }] });
+    const stopMarket = { ...market, t: { trigger: { is_market: true, triggerPx: 90 } } };
+    for (const o of [
+      { ...market, px: 5 },
+      { ...stopMarket, px: 90 },
+    ]) {
+      const result = safeParse(actionSchema, order(o));
+      expect(failField(result)).toBe('orders[0].order.px');
+      expect(result.ok ? '' : result.error.message).toMatch(/market order.*0\.0/);
+    }
+    expect(safeParse(actionSchema, order(stopMarket)).ok).toBe(true);
+    const stopLimit = { ...market, px: 91, t: { trigger: { is_market: false, triggerPx: 90 } } };
+    expect(safeParse(actionSchema, order(stopLimit)).ok).toBe(true);
+    expect(failField(safeParse(actionSchema, order({ ...stopLimit, px: 0 })))).toBe('orders[0].order.px');
+  });
 });

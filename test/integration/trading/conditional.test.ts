@@ -1,0 +1,196 @@
+// Conditional intents end to end on the real local venue: a strategy opens a long, attaches a take-profit and a stop-market
+// (reduce-only, sized to the position), the oracle moves the mark, each fires and fills, and the tracker reaches filled;
+// a free-standing stop-limit through execution; `perpbot order place --trigger`.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { distinctUntilChanged, from, map, mergeMap } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { order as orderCommand } from '../../../src/app/commands/order.js';
+import { startTrading } from '../../../src/app/trading.js';
+import { connectVenue } from '../../../src/client/venue.js';
+import type { OrderEvent } from '../../../src/core/intent.js';
+import { Keypair } from '../../../src/protocol/keys.js';
+import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
+import { closingTrigger, defineStrategy, positionOf, schema, type Intent, type StrategyDefinition } from '../../../src/strategy/api.js';
+import type { LoadedStrategy } from '../../../src/strategy/loader.js';
+import { startVenue } from '../../../src/venue-sim/server/index.js';
+import { cleanups } from '../../support/cleanups.js';
+import { until } from '../../support/until.js';
+import { Bot, stamp } from '../execution/bot.js';
+import { Trader } from '../venue/harness.js';
+
+const closers = cleanups();
+const SYMBOL = 'SOL-USD';
+
+/**
+ * Buys 2 at market, then on each position change: a take-profit for half the first position at 105 (once) and the
+ * stop at 95 re-attached to the whole position (a replace of the order tagged `sl`).
+ */
+function protectedLong(events: OrderEvent[]): LoadedStrategy {
+  let entered = false;
+  let takeProfit = false;
+  const definition = defineStrategy({
+    name: 'protected',
+    params: schema.object({}),
+    symbols: () => [SYMBOL],
+    create: (ctx) => {
+      ctx.account.orders$.subscribe((e) => events.push(e));
+      return ctx.account.state$.pipe(
+        map((state) => positionOf(state, SYMBOL)),
+        distinctUntilChanged(),
+        mergeMap((position) => {
+          const stamp = { dataTimeMs: ctx.clock.nowMs(), dataVersion: 0 };
+          const intents: Intent[] = [];
+          if (position === 0 && !entered) {
+            entered = true;
+            intents.push({ kind: 'place', order: { symbol: SYMBOL, side: 'buy', size: 2, tif: 'IOC', reduceOnly: false }, ...stamp });
+          } else if (position > 0) {
+            if (!takeProfit) {
+              takeProfit = true;
+              const order = closingTrigger(SYMBOL, position, { kind: 'takeProfit', triggerPrice: 105 }, { clientTag: 'tp' });
+              intents.push({ kind: 'place', order: { ...order, size: position / 2 }, ...stamp });
+            }
+            const stop = closingTrigger(SYMBOL, position, { kind: 'stop', triggerPrice: 95 }, { clientTag: 'sl' });
+            intents.push({ kind: 'replace', ref: { clientTag: 'sl' }, order: stop, ...stamp });
+          }
+          return from(intents);
+        }),
+      );
+    },
+  });
+  return { name: 'protected', module: 'inline', file: 'inline', definition: definition as StrategyDefinition<unknown>, params: {}, symbols: [SYMBOL] };
+}
+
+async function venueAtMark(price: number) {
+  const oracleKey = Keypair.generate();
+  const venue = await startVenue({ port: 0, flow: false, seed: 18, oracleKeys: [oracleKey.publicKey] });
+  closers.push(() => venue.close());
+  const oracle = new Trader(venue, oracleKey);
+  const setMark = async (px: number) => {
+    const reply = await oracle.send({ type: 'oracle', prices: [{ timestamp: BigInt(Date.now()) * 1_000_000n, symbol: SYMBOL, price: px }] });
+    expect(reply.body.status).toBe('ok');
+  };
+  await setMark(price);
+  return { venue, setMark };
+}
+
+describe('conditional intents against the local venue', () => {
+  it('a free-standing stop-limit: untriggered while parked, placed as a GTC limit once the mark crosses, then filled', async () => {
+    const { venue, setMark } = await venueAtMark(100);
+    const lp = new Trader(venue);
+    await lp.faucet(1_000_000);
+    await lp.orders(lp.limit(SYMBOL, false, 104, 5));
+    const b = new Bot(venue);
+    closers.push(() => b.close({ deadlineMs: 2_000 }));
+    await new Trader(venue, b.key).faucet(10_000);
+    await b.exec.start();
+    const order = { symbol: SYMBOL, side: 'buy', size: 1, price: 103, tif: 'GTC', reduceOnly: false, trigger: { kind: 'stop', triggerPrice: 102 } } as const;
+    b.exec.submit('s', { kind: 'place', order, ...stamp() });
+    const statuses = () => b.of('s').map((e) => e.status);
+    await until(() => statuses().includes('untriggered'), 'the stop-limit parked');
+    expect((await b.openAtVenue()).map((o) => [o.price, o.maker, o.status, o.parked])).toEqual([[103, false, 'placed', true]]);
+
+    await setMark(102.5);
+    await until(() => statuses().includes('placed'), 'the stop-limit on the book');
+    expect((await b.openAtVenue()).map((o) => [o.price, o.maker, o.status, o.parked])).toEqual([[103, true, 'placed', false]]);
+    await lp.orders(lp.limit(SYMBOL, false, 103, 1, 'IOC'));
+    await until(() => statuses().includes('filled'), 'the stop-limit filled');
+    expect(b.of('s').map((e) => [e.status, e.filledSize])).toEqual([
+      ['pendingNew', 0],
+      ['untriggered', 0],
+      ['placed', 0],
+      ['filled', 1],
+    ]);
+  }, 30_000);
+
+  it('a take-profit and a stop-market attached to a long fire when the oracle moves the mark, fill, and end filled', async () => {
+    const { venue, setMark } = await venueAtMark(100);
+    const lp = new Trader(venue);
+    await lp.faucet(1_000_000);
+    await lp.orders(lp.limit(SYMBOL, false, 100, 2), lp.limit(SYMBOL, true, 99, 10));
+
+    const key = Keypair.generate();
+    venue.engine.faucet(key.publicKey, 10_000);
+    const events: OrderEvent[] = [];
+    const session = await startTrading({
+      venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
+      dialect: 'v1',
+      network: 'mainnet',
+      key,
+      nonceStore: new MemoryNonceStore(),
+      strategies: [protectedLong(events)],
+    });
+    closers.push(() => session.stop({ deadlineMs: 5_000 }));
+    const statuses = (tag: string) => events.filter((e) => e.clientTag === tag).map((e) => e.status);
+    const parked = () => venue.engine.openOrders(key.publicKey);
+
+    await until(() => statuses('tp').includes('untriggered') && statuses('sl').includes('untriggered'), 'both triggers parked', 10_000);
+    expect(parked().map((o) => [o.isBuy, o.price, o.originalSize, o.reduceOnly, o.maker, o.status])).toEqual([
+      [false, 0, 1, true, false, 'placed'],
+      [false, 0, 2, true, false, 'placed'],
+    ]);
+
+    await setMark(106);
+    await until(() => statuses('tp').includes('filled'), 'the take-profit filled', 10_000);
+    await until(() => events.some((e) => e.clientTag === 'sl' && e.size === 1 && e.status === 'untriggered'), 'the stop re-sized to the position', 10_000);
+
+    await setMark(94);
+    await until(() => statuses('sl').includes('filled'), 'the stop filled', 10_000);
+    expect(statuses('tp')).toEqual(['pendingNew', 'untriggered', 'filled']);
+    const stops = events.filter((e) => e.clientTag === 'sl');
+    const [first, second] = [...new Set(stops.map((e) => e.orderId))];
+    expect(stops.filter((e) => e.orderId === first).map((e) => e.status)).toEqual(['pendingNew', 'untriggered', 'pendingCancel', 'cancelled']);
+    expect(stops.filter((e) => e.orderId === second).map((e) => [e.status, e.size, e.filledSize])).toEqual([
+      ['pendingNew', 1, 0],
+      ['untriggered', 1, 0],
+      ['filled', 1, 1],
+    ]);
+    expect(parked()).toEqual([]);
+    const history = await lp.query('orderHistory', key.publicKey);
+    expect(
+      history
+        .map((r) => r.orderHistory)
+        .filter((h) => h.orderType === 'trigger')
+        .map((h) => [h.status, h.executedSize]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['filled', 1],
+        ['cancelled', 0],
+        ['filled', 1],
+      ]),
+    );
+    expect(session.execution.openOrders()).toEqual([]);
+  }, 40_000);
+});
+
+describe('perpbot order place --trigger against the local venue', () => {
+  const home = mkdtempSync(join(tmpdir(), 'perpbot-trigger-cli-'));
+  beforeAll(() => {
+    process.env.PERPBOT_HOME = home;
+  });
+  afterAll(() => {
+    delete process.env.PERPBOT_HOME;
+  });
+
+  it('parks a stop-market (px 0.0) that fills when the mark crosses; --price with --trigger is refused before signing', async () => {
+    const { venue, setMark } = await venueAtMark(100);
+    const lp = new Trader(venue);
+    await lp.faucet(1_000_000);
+    await lp.orders(lp.limit(SYMBOL, false, 101, 5));
+    const key = Keypair.generate();
+    const keyFile = join(home, 'key.json');
+    writeFileSync(keyFile, key.keyFileText(), { mode: 0o600 });
+    await new Trader(venue, key).faucet(10_000);
+    const lines: string[] = [];
+    const args = ['place', SYMBOL, 'buy', '1', '--trigger', '102', '--url', venue.url, '--ws-url', venue.wsUrl, '--key', keyFile];
+    expect(() => orderCommand([...args, '--price', '102'], (l) => lines.push(l))).toThrow(/whose price is 0\.0/);
+    expect(await orderCommand(args, (l) => lines.push(l))).toBe(0);
+    expect(lines.join('\n')).toMatch(/accepted \(order\)[\s\S]*resting/);
+    expect(venue.engine.openOrders(key.publicKey).map((o) => [o.isBuy, o.price, o.maker, o.status])).toEqual([[true, 0, false, 'placed']]);
+    await setMark(102);
+    await until(() => venue.engine.openOrders(key.publicKey).length === 0, 'the stop fired');
+    const history = await lp.query('orderHistory', key.publicKey);
+    expect(history.map((r) => r.orderHistory)).toMatchObject([{ orderType: 'trigger', status: 'filled', executedSize: 1, vwap: 101 }]);
+  }, 30_000);
+});

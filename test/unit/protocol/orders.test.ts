@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../../src/core/errors.js';
+import type { OrderSpec } from '../../../src/core/intent.js';
+import { codecFor } from '../../../src/protocol/codecs.js';
+import type { EncodeInput } from '../../../src/protocol/dialect.js';
+import { currentOrderActions, v1OrderActions } from '../../../src/protocol/orders.js';
+import { ACCOUNT, NONCE, SIGNER } from './v1/fixtures.js';
+
+const base = { symbol: 'BTC-USD', size: 0.25, tif: 'GTC', reduceOnly: true } as const;
+const sellStop: OrderSpec = { ...base, side: 'sell', trigger: { kind: 'stop', triggerPrice: 95_000 } };
+const sellStopLimit: OrderSpec = { ...sellStop, price: 94_990.5 };
+const buyTakeProfit: OrderSpec = { ...base, side: 'buy', trigger: { kind: 'takeProfit', triggerPrice: 95_000 } };
+const place = (spec: OrderSpec) => ({ kind: 'place', spec, cloid: undefined }) as const;
+
+function input(actions: unknown): EncodeInput {
+  return { actions, account: ACCOUNT.b58, signer: SIGNER.b58, nonce: NONCE, network: 'testnet', mode: 'raw' };
+}
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+describe('trigger orders in v1 (spec: t = {trigger: {is_market, triggerPx}}; gaps §2: is_market false is a stop-limit)', () => {
+  it('a stop-market is px 0.0 with is_market true at its trigger; a stop-limit carries its limit as px', () => {
+    expect(v1OrderActions([place(sellStop), place(sellStopLimit)])).toEqual({
+      type: 'order',
+      orders: [
+        { order: { c: 'BTC-USD', b: false, px: 0, sz: 0.25, r: true, t: { trigger: { is_market: true, triggerPx: 95_000 } } } },
+        { order: { c: 'BTC-USD', b: false, px: 94_990.5, sz: 0.25, r: true, t: { trigger: { is_market: false, triggerPx: 95_000 } } } },
+      ],
+    });
+  });
+
+  it('signs them with orderType 1 ‖ is_market ‖ f64 triggerPx (gaps §1), one predicted id each; encodeTrusted gives the same bytes', () => {
+    const codec = codecFor('v1');
+    const actions = codec.orderActions([place(sellStop), place(sellStopLimit)]);
+    const encoded = codec.encode(input(actions));
+    const item = (pxHex: string, isMarket: string) =>
+      // order item 0 ‖ "BTC-USD" ‖ sell ‖ px ‖ sz 0.25 ‖ reduce-only ‖ trigger ‖ is_market ‖ triggerPx 95000 ‖ no cloid
+      '00000000' + '0700000000000000' + '4254432d555344' + '00' + pxHex + '000000000000d03f' + '01' + '01000000' + isMarket + '000000008031f740' + '00';
+    expect(hex(encoded.signable)).toContain(item('0000000000000000', '01') + item('00000000e830f740', '00'));
+    expect(encoded.orderIds.every((id) => typeof id === 'string')).toBe(true);
+    expect(hex(codec.encodeTrusted(input(actions)).signable)).toBe(hex(encoded.signable));
+    expect(codec.triggerOrderIds).toBe(true);
+  });
+});
+
+describe('trigger orders in the current dialect (venue-protocol §4.2: st / tp {c, d, sz, tr, lim?, i})', () => {
+  it('a stop is st and a take-profit tp; d is true when the mark must rise to the trigger; lim is the stop-limit', () => {
+    expect(currentOrderActions([place(sellStop), place(sellStopLimit), place(buyTakeProfit), place({ ...sellStop, side: 'buy' })])).toEqual([
+      { st: { c: 'BTC-USD', d: false, sz: 0.25, tr: 95_000, i: false } },
+      { st: { c: 'BTC-USD', d: false, sz: 0.25, tr: 95_000, lim: 94_990.5, i: false } },
+      { tp: { c: 'BTC-USD', d: false, sz: 0.25, tr: 95_000, i: false } },
+      { st: { c: 'BTC-USD', d: true, sz: 0.25, tr: 95_000, i: false } },
+    ]);
+    expect(currentOrderActions([place({ ...buyTakeProfit, side: 'sell' })])).toEqual([{ tp: { c: 'BTC-USD', d: true, sz: 0.25, tr: 95_000, i: false } }]);
+  });
+
+  it('the codec validates and signs them (variant 5 and 6), predicts no id for them and says so', () => {
+    const codec = codecFor('current');
+    const encoded = codec.encode(input(codec.orderActions([place(sellStopLimit), place(buyTakeProfit)])));
+    expect(encoded.orderIds).toEqual([null, null]);
+    expect(codec.triggerOrderIds).toBe(false);
+    expect(hex(encoded.signable)).toMatch(/05000000.*06000000/);
+  });
+
+  it('refuses a trigger order that is not reduce-only (st and tp carry no side or reduce-only flag), naming reduceOnly', () => {
+    let error: unknown;
+    try {
+      currentOrderActions([place({ ...sellStop, reduceOnly: false })]);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).field).toBe('reduceOnly');
+  });
+});
