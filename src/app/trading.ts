@@ -283,6 +283,7 @@ async function openSession<V extends Venue>(opts: TradingOptions<V>, held: Held)
       clock,
       scheduler,
       log: strategyLog(s.name),
+      report: (fields) => host.report(s.name, fields),
       ...(opts.strategyMetrics && { metrics: opts.strategyMetrics(s.name) }),
     });
     host.start({ name: s.name, definition: s.definition, params: s.params, context, symbols: s.symbols });

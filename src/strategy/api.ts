@@ -6,7 +6,7 @@ import type { AccountOrder, AccountPosition, AccountState } from '../account/sta
 import type { Fill } from '../core/account-data.js';
 import type { Clock } from '../core/clock.js';
 import { StrategyError } from '../core/errors.js';
-import type { DataStamp, Intent, OrderEvent } from '../core/intent.js';
+import { TERMINAL_STATUSES, type DataStamp, type Intent, type OrderEvent } from '../core/intent.js';
 import type { BookLevel, MarketRules, Ticker, Trade } from '../core/market-data.js';
 import type { Schema } from '../core/schema.js';
 import type { BookSide, BookView } from '../market/book.js';
@@ -96,6 +96,9 @@ export interface StrategyMetrics {
 export const MAX_LABEL_NAMES = 4;
 export const MAX_SERIES_PER_METRIC = 64;
 
+/** Figures a strategy shows in the daemon's /status (`strategies[i].report`): finite numbers, strings, booleans or null. */
+export type StrategyReport = Readonly<Record<string, number | string | boolean | null>>;
+
 /** What a running strategy sees of the world. */
 export interface StrategyContext {
   /** The strategy instance's name (unique in the daemon). */
@@ -111,6 +114,11 @@ export interface StrategyContext {
   rules(symbol: string): MarketRules;
   readonly log: StrategyLogger;
   readonly metrics: StrategyMetrics;
+  /**
+   * Replaces the figures shown for this strategy in /status (progress, average price ...); they stay after it stops.
+   * Throws StrategyError for a value that is not a finite number, a string, a boolean or null.
+   */
+  report(fields: StrategyReport): void;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -331,4 +339,51 @@ export function inventory(position: number, limits: InventoryLimits): Inventory 
     buyCapacity: Math.max(0, max - position),
     sellCapacity: Math.max(0, max + position),
   };
+}
+
+interface PendingOrder {
+  readonly clientTag: string;
+  readonly position: number;
+  /** The position its fills lead to, once it ended. */
+  expected?: number;
+  endedMs?: number;
+}
+
+/**
+ * One order at a time per market, each pending until the account's position shows its fills: a strategy that sizes
+ * its orders from the position must not send the next one while the position still lacks the last one's fills (the
+ * order's end and the account state arrive in either order).
+ */
+export class PendingOrders {
+  private readonly orders = new Map<string, PendingOrder>();
+
+  /** `timeoutMs`: how long after an order ended its fills may take to show in the position before it is let go. */
+  constructor(private readonly timeoutMs = 5_000) {}
+
+  /** Records the order `clientTag` just sent in `symbol`, with the position (signed, base units) it was sized from. */
+  sent(symbol: string, clientTag: string, position: number): void {
+    this.orders.set(symbol, { clientTag, position });
+  }
+
+  /** Reads an order event of the strategy at `nowMs` (epoch ms); true when it ended the pending order of its market. */
+  update(e: OrderEvent, nowMs: number): boolean {
+    const o = this.orders.get(e.symbol);
+    if (!o || o.clientTag !== e.clientTag || o.expected !== undefined || !TERMINAL_STATUSES.has(e.status)) return false;
+    if (e.filledSize <= 0) this.orders.delete(e.symbol);
+    else {
+      o.expected = o.position + (e.side === 'buy' ? e.filledSize : -e.filledSize);
+      o.endedMs = nowMs;
+    }
+    return true;
+  }
+
+  /** True while the order of `symbol` works, or its fills are not in `position` yet and it ended less than timeoutMs ago. */
+  busy(symbol: string, position: number, nowMs: number): boolean {
+    const o = this.orders.get(symbol);
+    if (!o) return false;
+    if (o.expected === undefined) return true;
+    if (Math.abs(position - o.expected) > 1e-9 * Math.max(1, Math.abs(o.expected)) && nowMs - o.endedMs! < this.timeoutMs) return true;
+    this.orders.delete(symbol);
+    return false;
+  }
 }

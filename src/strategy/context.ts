@@ -21,6 +21,7 @@ import {
   type StrategyLogger,
   type StrategyMarket,
   type StrategyMetrics,
+  type StrategyReport,
 } from './api.js';
 
 /** Discards everything (until the daemon wires pino). */
@@ -56,6 +57,20 @@ export interface StrategyContextOptions {
   scheduler: SchedulerLike;
   log?: StrategyLogger;
   metrics?: StrategyMetrics;
+  /** Receives each checked, frozen copy of what the strategy reports (StrategyHost.report); default: discarded. */
+  report?: (fields: StrategyReport) => void;
+}
+
+/** A frozen copy of `fields`; throws StrategyError naming a value that is not a finite number, a string, a boolean or null. */
+export function checkedReport(fields: StrategyReport): StrategyReport {
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw new StrategyError('report: expected an object of figures');
+  const copy: Record<string, number | string | boolean | null> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    const ok = value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+    if (!ok) throw new StrategyError(`report.${key}: expected a finite number, a string, a boolean or null, got ${String(value)}`);
+    copy[key] = value;
+  }
+  return Object.freeze(copy);
 }
 
 /** A frozen copy holding exactly the rules (what a plugin may read of a market). */
@@ -104,6 +119,10 @@ export function createStrategyContext(opts: StrategyContextOptions): StrategyCon
     },
     log: opts.log ?? silentStrategyLogger,
     metrics: opts.metrics ?? new MemoryMetrics(opts.log),
+    report: (fields: StrategyReport) => {
+      const checked = checkedReport(fields);
+      opts.report?.(checked);
+    },
   });
 }
 

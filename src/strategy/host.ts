@@ -6,7 +6,7 @@ import type { Clock } from '../core/clock.js';
 import { StrategyError } from '../core/errors.js';
 import type { Intent, OrderEvent } from '../core/intent.js';
 import { safeParse } from '../core/schema.js';
-import type { StrategyContext, StrategyDefinition, StrategyLogger } from './api.js';
+import type { StrategyContext, StrategyDefinition, StrategyLogger, StrategyReport } from './api.js';
 import { silentStrategyLogger } from './context.js';
 import { intentSchema, intentSymbols } from './intent-schema.js';
 
@@ -78,6 +78,7 @@ export class StrategyHost {
   private readonly intents = new Subject<HostedIntent>();
   private readonly statuses = new BehaviorSubject<readonly StrategyStatus[]>([]);
   private readonly changes = new Subject<StrategyStatus>();
+  private readonly reports = new Map<string, StrategyReport>();
   private readonly log: StrategyLogger;
 
   /**
@@ -111,6 +112,16 @@ export class StrategyHost {
    */
   orders$(name: string): Observable<OrderEvent> {
     return this.ordersOf(name).asObservable();
+  }
+
+  /** Keeps `fields` as what strategy `name` last reported (give `(f) => host.report(name, f)` to its context). */
+  report(name: string, fields: StrategyReport): void {
+    this.reports.set(name, fields);
+  }
+
+  /** What strategy `name` last reported (kept after it stops), or undefined. */
+  reportOf(name: string): StrategyReport | undefined {
+    return this.reports.get(name);
   }
 
   /** Delivers `event` to its strategy (`event.strategy`); false when that strategy is not running. */

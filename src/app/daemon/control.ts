@@ -64,7 +64,7 @@ export function readiness(running: boolean, sessions: readonly SessionEntry[], d
   return { ready: reasons.length === 0, reasons };
 }
 
-/** The /status document: per account its trading state, strategies (state, failures, risk denials), open orders and positions. */
+/** The /status document: per account its trading state, strategies (state, failures, report, risk denials), open orders and positions. */
 export function statusOf(sessions: readonly SessionEntry[], venueMode: 'local' | 'remote', venueUrl: string): unknown {
   return {
     venue: { mode: venueMode, url: venueUrl },
@@ -82,6 +82,7 @@ export function statusOf(sessions: readonly SessionEntry[], venueMode: 'local' |
             state: s.state,
             reason: s.reason ?? null,
             failures: s.failures,
+            report: session.host.reportOf(s.name) ?? null,
             denials: { total: denials.total, byReason: denials.byReason, allDeniedSinceMs: denials.allDeniedSinceMs ?? null, lastDetail: denials.lastDetail },
           };
         }),

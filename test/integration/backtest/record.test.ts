@@ -16,6 +16,7 @@ import { Keypair } from '../../../src/protocol/keys.js';
 import { createLogger } from '../../../src/telemetry/index.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
 import { cleanups } from '../../support/cleanups.js';
+import { CurrentVenue } from '../../support/current-venue.js';
 import { until } from '../../support/until.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -85,6 +86,26 @@ describe('perpbot record (a process, against a local venue)', () => {
       expect(e.recvNs > startNs && e.recvNs < endNs).toBe(true);
       if (e.kind === 'ticker') expect(e.ticker.markPrice).toBeGreaterThan(0);
     }
+  });
+
+  it('records a venue of the current dialect through the same port', async () => {
+    const v = await CurrentVenue.start();
+    cleanup.push(() => v.close());
+    v.setBook('BTC-USD', [[97_000, 1]], [[97_000.5, 2]]);
+    const out = fresh();
+    const run = perpbot(['record', '--url', v.httpUrl, '--ws-url', v.wsUrl, '--dialect', 'current', '--duration', '3s', '--out', out]);
+    await until(() => v.topics().includes('l2delta.BTC-USD'), 'the recorder to subscribe', 10_000);
+    v.setLevel('BTC-USD', 'bid', 96_999.5, 3);
+    v.setLevel('BTC-USD', 'ask', 97_000.5, 0);
+    expect(await run.exit, run.stderr()).toBe(0);
+    const r = readRecording(out);
+    expect(r.header).toMatchObject({ dialect: 'current', venue: v.httpUrl, markets: [{ symbol: 'BTC-USD', tickSizeUsd: 0.5 }] });
+    const books = [...r.events()].flatMap((e) => (e.kind === 'book' ? [e.book] : []));
+    expect(books.map((b) => [b.kind, b.bids.map((l) => [l.price, l.size]), b.asks.map((l) => [l.price, l.size])])).toEqual([
+      ['snapshot', [[97_000, 1]], [[97_000.5, 2]]],
+      ['delta', [[96_999.5, 3]], []],
+      ['delta', [], [[97_000.5, 0]]],
+    ]);
   });
 
   it('records the snapshot that follows a reconnect as a snapshot', async () => {

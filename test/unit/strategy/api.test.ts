@@ -10,6 +10,7 @@ import {
   inventory,
   isStrategyDefinition,
   mid,
+  PendingOrders,
   positionOf,
   roundToLot,
   roundToStep,
@@ -20,6 +21,7 @@ import {
   STRATEGY_BRAND,
   triggersAbove,
   withDefault,
+  type OrderEvent,
 } from '../../../src/strategy/api.js';
 import { accountState, book } from './helpers.js';
 
@@ -153,6 +155,49 @@ describe('defineStrategy', () => {
     expect(parse(params, {})).toEqual({ n: 3 });
     expect(parse(params, { n: 0 })).toEqual({ n: 0 });
     expect(() => parse(params, { n: -1 }, 'p')).toThrow('p.n: must be >= 0, got -1');
+  });
+});
+
+describe('PendingOrders', () => {
+  const ev = (clientTag: string, status: OrderEvent['status'], filledSize: number, side: 'buy' | 'sell' = 'buy'): OrderEvent => ({
+    strategy: 's',
+    orderId: 'o',
+    clientTag,
+    symbol: 'BTC-USD',
+    side,
+    price: 1,
+    size: 1,
+    filledSize,
+    status,
+    reason: undefined,
+    timeMs: 0,
+  });
+
+  it('holds a market from the send until the position shows the fills, whichever of the two comes first', () => {
+    const pending = new PendingOrders(1_000);
+    expect(pending.busy('BTC-USD', 0, 0)).toBe(false);
+    pending.sent('BTC-USD', 't1', 0.5);
+    expect(pending.busy('BTC-USD', 0.5, 0)).toBe(true);
+    expect(pending.update(ev('other', 'filled', 1), 0)).toBe(false);
+    expect(pending.update(ev('t1', 'working', 0.2), 0)).toBe(false);
+    expect(pending.update(ev('t1', 'cancelledIOC', 0.25, 'sell'), 10)).toBe(true);
+    expect(pending.busy('BTC-USD', 0.5, 20)).toBe(true);
+    expect(pending.busy('BTC-USD', 0.25, 20)).toBe(false);
+    // The state first: the position already moved when the order's end arrives.
+    pending.sent('BTC-USD', 't2', 0.25);
+    expect(pending.update(ev('t2', 'filled', 0.75), 30)).toBe(true);
+    expect(pending.busy('BTC-USD', 1, 30)).toBe(false);
+  });
+
+  it('frees a market at once when nothing filled, and after timeoutMs when the fills never show', () => {
+    const pending = new PendingOrders(1_000);
+    pending.sent('BTC-USD', 't1', 0);
+    pending.update(ev('t1', 'cancelledIOC', 0), 0);
+    expect(pending.busy('BTC-USD', 0, 0)).toBe(false);
+    pending.sent('BTC-USD', 't2', 0);
+    pending.update(ev('t2', 'filled', 1), 100);
+    expect(pending.busy('BTC-USD', 0, 1_099)).toBe(true);
+    expect(pending.busy('BTC-USD', 0, 1_100)).toBe(false);
   });
 });
 

@@ -19,6 +19,19 @@ describe('createStrategyContext', () => {
     expect(() => ctx.rules('DOGE-USD')).toThrow('strategy mm: no market rules for DOGE-USD');
   });
 
+  it('hands on a frozen copy of what the strategy reports, refusing values /status cannot show', () => {
+    const reports: object[] = [];
+    const ctx = fakeContext({ scheduler, report: (r) => reports.push(r) });
+    const fields = { progress: 0.5, side: 'buy', done: false, avgPriceUsd: null };
+    ctx.report(fields);
+    expect(reports).toEqual([fields]);
+    expect(reports[0]).not.toBe(fields);
+    expect(Object.isFrozen(reports[0])).toBe(true);
+    expect(() => ctx.report({ progress: Number.NaN })).toThrow('report.progress: expected a finite number, a string, a boolean or null, got NaN');
+    expect(() => ctx.report({ nested: {} as unknown as string })).toThrow(/report\.nested/);
+    expect(reports).toHaveLength(1);
+  });
+
   it('without symbols any market may be read', () => {
     const ctx = fakeContext({ scheduler });
     expect(() => ctx.market.book$('ETH-USD')).not.toThrow();

@@ -12,6 +12,7 @@ import type {
   OrderEvent,
   StrategyContext,
   StrategyLogger,
+  StrategyReport,
   Ticker,
   Trade,
 } from '../../../src/strategy/api.js';
@@ -65,11 +66,15 @@ export interface FakeContextOptions {
   symbols?: readonly string[];
   scheduler: SchedulerLike;
   books?: Record<string, Observable<BookView>>;
+  tickers?: Record<string, Observable<Ticker>>;
+  trades?: Record<string, Observable<Trade>>;
   state$?: Observable<AccountState>;
   fills$?: Observable<Fill>;
   orders$?: Observable<OrderEvent>;
   log?: StrategyLogger;
   metrics?: MemoryMetrics;
+  /** Receives what the strategy reports (ctx.report). */
+  report?: (fields: StrategyReport) => void;
 }
 
 export function fakeContext(opts: FakeContextOptions): StrategyContext {
@@ -78,8 +83,8 @@ export function fakeContext(opts: FakeContextOptions): StrategyContext {
     symbols: opts.symbols ?? [],
     market: {
       book$: (symbol) => opts.books?.[symbol] ?? NEVER,
-      trades$: () => NEVER as Observable<Trade>,
-      ticker$: () => NEVER as Observable<Ticker>,
+      trades$: (symbol) => opts.trades?.[symbol] ?? NEVER,
+      ticker$: (symbol) => opts.tickers?.[symbol] ?? NEVER,
     },
     account: { state$: () => opts.state$ ?? NEVER, fills$: () => opts.fills$ ?? NEVER },
     user: 'user',
@@ -89,6 +94,7 @@ export function fakeContext(opts: FakeContextOptions): StrategyContext {
     scheduler: opts.scheduler,
     ...(opts.log ? { log: opts.log } : {}),
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    ...(opts.report ? { report: opts.report } : {}),
   });
 }
 

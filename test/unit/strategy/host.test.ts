@@ -207,6 +207,24 @@ describe('StrategyHost lifecycle', () => {
     expect(host.status('empty')?.state).toBe('stopping');
   });
 
+  it('keeps what each strategy last reported, after it stopped too', async () => {
+    const { host } = setup();
+    const definition = defineStrategy({
+      name: 'reporter',
+      params: s.object({}),
+      create: (ctx) => {
+        ctx.report({ progress: 0.5 });
+        ctx.report({ progress: 1, done: true });
+        return EMPTY;
+      },
+    });
+    const context = fakeContext({ name: 'r', scheduler: new TestScheduler(() => undefined), report: (f) => host.report('r', f) });
+    host.start({ name: 'r', definition, params: {}, context });
+    await host.stop('r');
+    expect(host.reportOf('r')).toEqual({ progress: 1, done: true });
+    expect(host.reportOf('other')).toBeUndefined();
+  });
+
   it('publishes every status on status$, current first', () => {
     const { host, start } = setup();
     start('a', () => NEVER);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from '../../../src/core/schema.js';
 import type { Intent, QuoteSpec } from '../../../src/strategy/api.js';
 import { MemoryMetrics } from '../../../src/strategy/context.js';
-import marketMaker, { marketMakerParams, quotesFor, type MarketMakerParams } from '../../../strategies/market-maker.js';
+import marketMaker, { marketMakerParams, MidVolatility, quotesFor, riskBps, withinTicks, type MarketMakerParams } from '../../../strategies/market-maker.js';
 import { accountState, arrivalOf, book, BTC, ETH, fakeContext, recordingLogger } from './helpers.js';
 
 const T0 = 1_700_000_000_000;
@@ -25,7 +25,17 @@ function scheduler() {
 
 describe('market maker params', () => {
   it('fills defaults and rejects both spread units at once, naming the path', () => {
-    expect(params()).toMatchObject({ levels: 1, levelSpacing: 1, skew: 0.5, minIntervalMs: 250, postOnly: true });
+    expect(params()).toMatchObject({
+      levels: 1,
+      levelSpacing: 1,
+      skew: 0.5,
+      minIntervalMs: 250,
+      postOnly: true,
+      riskAversion: 0,
+      requoteTicks: 0,
+      maxDataAgeMs: 0,
+      jumpBps: 0,
+    });
     expect(() =>
       parse(marketMakerParams, { symbol: 'BTC-USD', size: 1, maxPosition: 1, halfSpreadBps: 5, halfSpreadTicks: 2 }, 'strategies[0].params'),
     ).toThrow('strategies[0].params: give halfSpreadBps or halfSpreadTicks, not both');
@@ -188,5 +198,111 @@ describe('market maker stream (marbles)', () => {
     });
     expect(metrics.value('quote_sets_total')).toBe(3);
     expect(log.lines.filter((l) => l.level === 'warn')).toHaveLength(1);
+  });
+});
+
+describe('volatility and the Avellaneda–Stoikov terms', () => {
+  it('estimates the variance rate of mid returns as a time-weighted EWMA', () => {
+    const v = new MidVolatility(1_000);
+    v.observe(100, 0);
+    expect(v.varianceRate).toBe(0);
+    // One return of ln(1.01) over one half-life: half of r² per second.
+    v.observe(101, 1_000);
+    expect(v.varianceRate).toBeCloseTo(0.5 * Math.log(1.01) ** 2, 12);
+    // Returns at the same data time count r²/τ each.
+    const w = new MidVolatility(1_000);
+    w.observe(100, 5);
+    w.observe(101, 5);
+    expect(w.varianceRate).toBeCloseTo((Math.log(1.01) ** 2 * Math.LN2) / 1, 12);
+    // Calm returns decay it.
+    v.observe(101, 3_000);
+    expect(v.varianceRate).toBeCloseTo(0.125 * Math.log(1.01) ** 2, 12);
+  });
+
+  it('turns the variance over the horizon into a capped risk term, γ × σ² in bps', () => {
+    // σ over 60 s = 10 bps: σ² = 100 bp².
+    const rate = 100 / (60 * 1e8);
+    expect(riskBps(rate, { riskAversion: 0.01, horizonMs: 60_000, maxRiskBps: 100 })).toBeCloseTo(1, 9);
+    expect(riskBps(rate, { riskAversion: 0, horizonMs: 60_000, maxRiskBps: 100 })).toBe(0);
+    expect(riskBps(rate * 1e6, { riskAversion: 0.01, horizonMs: 60_000, maxRiskBps: 100 })).toBe(100);
+  });
+
+  it('widens the spread by half the risk term and moves the reservation price against the position by all of it', () => {
+    const a = book([[99_990, 1]], [[100_010, 1]]);
+    const p = params({ riskAversion: 0.01 });
+    const rate = 100 / (60 * 1e8); // risk term 1 bp = 10 USD: half-spread 100 + 5
+    expect(quotesFor(a, 0, p, BTC, rate).quotes).toEqual([bid(99_895), ask(100_105)]);
+    // ratio 0.5: centre moves by 0.5 × (0.5 × 105 + 10) = 31.25 USD.
+    expect(quotesFor(a, 0.025, p, BTC, rate).quotes).toEqual([bid(99_863.7), ask(100_073.8)]);
+    expect(quotesFor(a, -0.025, p, BTC, rate).quotes).toEqual([bid(99_926.2), ask(100_136.3)]);
+  });
+
+  it('compares quote sets within a threshold of ticks', () => {
+    const q = [bid(100), ask(101)];
+    expect(withinTicks(q, [bid(100), ask(101)], 0, 0.1)).toBe(true);
+    expect(withinTicks(q, [bid(100.1), ask(101)], 0, 0.1)).toBe(false);
+    expect(withinTicks(q, [bid(100.4), ask(100.6)], 5, 0.1)).toBe(true);
+    expect(withinTicks(q, [bid(100.5), ask(101)], 5, 0.1)).toBe(false);
+    expect(withinTicks(q, [bid(100, 0.02), ask(101)], 5, 0.1)).toBe(false);
+    expect(withinTicks(q, [bid(100)], 5, 0.1)).toBe(false);
+  });
+});
+
+describe('market maker guards (marbles)', () => {
+  it('requotes only when a quote moved by requoteTicks ticks', () => {
+    const ts = scheduler();
+    ts.run(({ hot, cold, expectObservable }) => {
+      const books = hot('a 9ms b 9ms c', {
+        a: book([[99_990, 1]], [[100_010, 1]], 1),
+        b: book([[99_990.2, 1]], [[100_010.2, 1]], 2),
+        c: book([[99_991, 1]], [[100_011, 1]], 3),
+      });
+      const ctx = fakeContext({ scheduler: ts, books: { 'BTC-USD': books }, state$: cold('s', { s: accountState() }) });
+      expectObservable(marketMaker.create(ctx, params({ minIntervalMs: 0, requoteTicks: 5 }))).toBe('a 19ms c', {
+        a: quoteSet([bid(99_900), ask(100_100)], 1),
+        c: quoteSet([bid(99_900.9), ask(100_101.1)], 3),
+      });
+    });
+  });
+
+  it('pulls its quotes when the mid jumps and quotes again after the pause', () => {
+    const ts = scheduler();
+    const metrics = new MemoryMetrics();
+    ts.run(({ hot, cold, expectObservable }) => {
+      const books = hot('a 9ms b 39ms c 149ms d', {
+        a: book([[99_990, 1]], [[100_010, 1]], 1),
+        b: book([[100_990, 1]], [[101_010, 1]], 2),
+        c: book([[100_991, 1]], [[101_011, 1]], 3),
+        d: book([[100_992, 1]], [[101_012, 1]], 4),
+      });
+      const ctx = fakeContext({ scheduler: ts, books: { 'BTC-USD': books }, state$: cold('s', { s: accountState() }), metrics });
+      expectObservable(marketMaker.create(ctx, params({ minIntervalMs: 0, jumpBps: 50, jumpPauseMs: 100 }))).toBe('a 9ms b 189ms d', {
+        a: quoteSet([bid(99_900), ask(100_100)], 1),
+        b: quoteSet([], 2),
+        d: quoteSet([bid(100_900.9), ask(101_103.1)], 4),
+      });
+    });
+    expect(metrics.value('quotes_pulled_total', { reason: 'jump' })).toBe(1);
+  });
+
+  it('pulls its quotes when no book change came for maxDataAgeMs, or the data lags the clock by more', () => {
+    const ts = scheduler();
+    const metrics = new MemoryMetrics();
+    ts.run(({ hot, cold, expectObservable }) => {
+      const books = hot('a 49ms b 249ms c 99ms d', {
+        a: book([[99_990, 1]], [[100_010, 1]], 1, 0),
+        b: book([[99_990, 2]], [[100_010, 2]], 2, 50),
+        c: book([[99_990, 2]], [[100_010, 2]], 3, 100),
+        d: book([[99_990, 2]], [[100_010, 2]], 4, 400),
+      });
+      const ctx = fakeContext({ scheduler: ts, books: { 'BTC-USD': books }, state$: cold('s', { s: accountState() }), metrics });
+      const intents = marketMaker.create(ctx, params({ minIntervalMs: 0, maxDataAgeMs: 100 }));
+      expectObservable(intents, '^ 499ms !').toBe('a 174ms s 224ms d', {
+        a: quoteSet([bid(99_900), ask(100_100)], 1, 0),
+        s: quoteSet([], 2, 50),
+        d: quoteSet([bid(99_900), ask(100_100)], 4, 400),
+      });
+    });
+    expect(metrics.value('quotes_pulled_total', { reason: 'stale' })).toBe(1);
   });
 });
