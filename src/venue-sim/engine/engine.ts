@@ -35,6 +35,7 @@ import type {
   OrderActionResult,
   OrderHistoryRow,
   ItemStatus,
+  PositionUpdateEvent,
 } from './types.js';
 
 /** One place or cancel item's status (order ids missing from the action are generated from the seed). */
@@ -337,6 +338,12 @@ export class Engine {
   /** Last historyLimit terminal orders, newest first. */
   orderHistory(user: string): OrderHistoryRow[] {
     return q.orderHistory(this.st, this.st.accounts.get(user));
+  }
+
+  /** Open positions (size ≠ 0) with their figures at the current mark price, in market order. */
+  positionDetails(user: string): PositionUpdateEvent[] {
+    const a = this.st.accounts.get(user);
+    return a === undefined ? [] : a.positions.filter((p) => p.lots !== 0).map((p) => this.st.positionDetail(a, p));
   }
 
   marginSummary(user: string): MarginSummary {

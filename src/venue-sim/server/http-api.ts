@@ -6,12 +6,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError } from '../../core/errors.js';
 import { parseJson, stringifyJson } from '../../core/json.js';
 import { parse } from '../../core/schema.js';
-import { accountQuerySchema } from '../../protocol/v1/account.js';
+import { accountQuerySchema, type AccountQueryType } from '../../protocol/v1/account.js';
 import { actionTypeForPath, createRequestBodySchema, type ActionType, type RequestBody } from '../../protocol/v1/actions.js';
 import { orderIdsOf } from '../../protocol/v1/order-id.js';
 import type { Clock } from '../../core/clock.js';
 import type { Engine, LeverageEntry, MarketInfo } from '../engine/index.js';
 import { authorize, verifySignature, type AuthDeps } from './auth.js';
+import { isCurrentEnvelope, type CurrentOrderApi } from './current-api.js';
 import { toMs } from './streams.js';
 import { decimalsOf } from '../decimals.js';
 import { HttpError, readBody, requestUrl, sendError, sendJson, TurnQueue, type RateLimiter } from './http-util.js';
@@ -32,6 +33,10 @@ export interface ApiOptions extends AuthDeps {
   readonly afterChange: () => void;
   /** Reports a bug (an exception that is not the client's fault). */
   readonly onInternalError: (e: unknown) => void;
+  /** POST /order bodies in the current generation's envelope (`actions`). */
+  readonly current: CurrentOrderApi;
+  /** Rows of POST /account in the venue's dialect. */
+  readonly accountRows: (type: AccountQueryType, user: string) => unknown;
 }
 
 type Handler = (req: IncomingMessage, url: URL) => Promise<string> | string;
@@ -56,13 +61,15 @@ export function createApi(opts: ApiOptions): (req: IncomingMessage, res: ServerR
   const queries = new TurnQueue(opts.maxWaitingQueries);
   const account: Handler = async (req) => {
     const q = parse(accountQuerySchema, await readJson(req));
-    return queries.run(() => stringifyJson(opts.engine.query(q.type, q.user)));
+    return queries.run(() => stringifyJson(opts.accountRows(q.type, q.user)));
   };
 
   const signed =
     (type: ActionType): Handler =>
     async (req) => {
-      const body = parse(bodySchema(type), await readJson(req)) as RequestBody;
+      const json = await readJson(req);
+      if (type === 'order' && isCurrentEnvelope(json)) return opts.current.handle(json, headerText(req.headers['x-bulk-sig-mode']));
+      const body = parse(bodySchema(type), json) as RequestBody;
       const authentic = await verifySignature(body, opts.verifier);
       const refused = authentic ? authorize(type, body, opts, opts.clock.nowNs()) : 'bad signature';
       if (refused !== undefined) return JSON.stringify({ status: 'error', response: { type, data: { statuses: [{ error: { message: refused } }] } } });
@@ -122,6 +129,10 @@ export function createApi(opts: ApiOptions): (req: IncomingMessage, res: ServerR
         res.destroy();
       });
   };
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function methodNotAllowed(allowed: string): Handler {

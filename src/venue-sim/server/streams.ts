@@ -5,14 +5,15 @@
 import { safeParse } from '../../core/schema.js';
 import { stringifyJson } from '../../core/json.js';
 import { subscriptionSchema, topicsOf } from '../../protocol/v1/stream.js';
-import type { Engine } from '../engine/index.js';
+import type { Dialect } from '../../core/types.js';
+import type { AccountQueryType, Engine } from '../engine/index.js';
 import type { BookLevelRow, EngineEvent, FillRecord, PositionUpdateEvent } from '../engine/index.js';
+import { currentAccountRows, currentFullAccount, currentOnlyMessage, currentOrderUpdate, fillMessage, positionRow } from './current-wire.js';
 import { roundToStep } from '../decimals.js';
 import { RollingStats, type DayStats } from './stats.js';
 import { topicOfKey, type TopicSource, type WsHub } from './ws-hub.js';
 
 const NS_PER_MS = 1_000_000n;
-const REASON_CODE = { normal: 0, liquidation: 1, adl: 2 } as const;
 /** Depth of l2snapshot messages when the subscription names no `nlevels`. */
 export const DEFAULT_SNAPSHOT_LEVELS = 20;
 
@@ -25,16 +26,15 @@ export function toMs(ns: bigint): number {
   return Number(ns / NS_PER_MS);
 }
 
-/** "abcd..wxyz": the counterparty hint of a fill (never the whole key). */
-function hint(key: string): string {
-  return `${key.slice(0, 4)}..${key.slice(-4)}`;
-}
-
 export class VenueStreams implements TopicSource {
   readonly stats = new RollingStats();
   private hub: WsHub | undefined;
 
-  constructor(private readonly engine: Engine) {}
+  /** `dialect` decides the shapes of account messages (market data has one shape in both). */
+  constructor(
+    private readonly engine: Engine,
+    private readonly dialect: Dialect = 'v1',
+  ) {}
 
   attach(hub: WsHub): void {
     this.hub = hub;
@@ -56,8 +56,10 @@ export class VenueStreams implements TopicSource {
     const stream = dot < 0 ? topic : topic.slice(0, dot);
     const arg = topic.slice(dot + 1);
     switch (stream) {
-      case 'account':
-        return [this.text(topic, 'account', { type: 'accountSnapshot', ...this.engine.fullAccount(arg) })];
+      case 'account': {
+        const snapshot = this.dialect === 'current' ? this.currentFullAccount(arg) : this.engine.fullAccount(arg);
+        return [this.text(topic, 'account', { type: 'accountSnapshot', ...snapshot })];
+      }
       case 'l2delta':
         return [this.text(topic, 'l2Delta', { book: this.book(arg, Infinity) })];
       case 'l2snapshot':
@@ -79,23 +81,25 @@ export class VenueStreams implements TopicSource {
     for (const e of events) {
       switch (e.type) {
         case 'orderUpdate':
-          hub?.publish(`account.${e.account}`, 'account', {
-            type: 'orderUpdate',
-            status: e.status,
-            symbol: e.symbol,
-            orderId: e.orderId,
-            price: e.price,
-            originalSize: e.originalSize,
-            size: e.size,
-            filledSize: e.filledSize,
-            vwap: e.vwap,
-            isBuy: e.isBuy,
-            maker: e.maker,
-            reduceOnly: e.reduceOnly,
-            tif: e.tif,
-            timestamp: e.timestamp,
-            reason: e.reason,
-          });
+          if (this.dialect === 'current') hub?.publish(`account.${e.account}`, 'account', currentOrderUpdate(e));
+          else
+            hub?.publish(`account.${e.account}`, 'account', {
+              type: 'orderUpdate',
+              status: e.status,
+              symbol: e.symbol,
+              orderId: e.orderId,
+              price: e.price,
+              originalSize: e.originalSize,
+              size: e.size,
+              filledSize: e.filledSize,
+              vwap: e.vwap,
+              isBuy: e.isBuy,
+              maker: e.maker,
+              reduceOnly: e.reduceOnly,
+              tif: e.tif,
+              timestamp: e.timestamp,
+              reason: e.reason,
+            });
           break;
         case 'fill':
           this.publishFill(e.fill);
@@ -110,8 +114,17 @@ export class VenueStreams implements TopicSource {
           break;
         }
         case 'positionUpdate':
-          hub?.publish(`account.${e.account}`, 'account', this.positionUpdate(e));
+          hub?.publish(
+            `account.${e.account}`,
+            'account',
+            this.dialect === 'current' ? { type: 'positionUpdate', ...positionRow(this.engine, e, this.liquidationPriceOf(e)) } : this.positionUpdate(e),
+          );
           break;
+        case 'adl': {
+          const m = this.dialect === 'current' ? currentOnlyMessage(e) : undefined;
+          if (m) hub?.publish(`account.${e.account}`, 'account', m);
+          break;
+        }
         case 'marginUpdate': {
           const { type: _t, account, timestamp: _ts, maintenanceMargin: _mm, ...margin } = e;
           hub?.publish(`account.${account}`, 'account', { type: 'marginUpdate', ...margin });
@@ -155,48 +168,37 @@ export class VenueStreams implements TopicSource {
     this.stats.record(f.symbol, f.price, f.amount, timeMs);
     const hub = this.hub;
     if (!hub) return;
-    const reasonCode = REASON_CODE[f.reason];
     const reason = f.reason === 'normal' ? null : f.reason;
-    for (const maker of [true, false]) {
-      const account = maker ? f.maker : f.taker;
-      hub.publish(`account.${account}`, 'account', {
-        type: 'fill',
-        symbol: f.symbol,
-        orderId: maker ? f.orderIdMaker : f.orderIdTaker,
-        price: f.price,
-        size: f.amount,
-        fee: maker ? f.makerFee : f.takerFee,
-        isBuy: maker ? !f.isBuy : f.isBuy,
-        reasonCode,
-        reason,
-        counterpartyHint: hint(maker ? f.taker : f.maker),
-        timestamp: f.timestamp,
-        maker,
-      });
-    }
+    for (const maker of [true, false]) hub.publish(`account.${maker ? f.maker : f.taker}`, 'account', fillMessage(f, maker));
     const trade = { s: f.symbol, px: f.price, sz: f.amount, time: timeMs, side: f.isBuy, maker: f.maker, taker: f.taker, reason, liq: f.reason !== 'normal' };
     hub.publish(`trades.${f.symbol}`, 'trades', { trades: [trade] });
   }
 
   private positionUpdate(e: PositionUpdateEvent): Record<string, unknown> {
-    const mmf = this.engine.marketInfo(e.symbol)?.maintenanceMarginFraction ?? 0;
-    return {
-      type: 'positionUpdate',
-      symbol: e.symbol,
-      size: e.size,
-      price: e.price,
-      realizedPnl: e.realizedPnl,
-      unrealizedPnl: e.unrealizedPnl,
-      leverage: e.leverage,
-      liquidationPrice: this.liquidationPrice(e, mmf),
-      fairPrice: e.markPrice,
-      notional: e.notional,
-      fees: e.fees,
-      funding: e.funding,
-      maintenanceMargin: Math.abs(e.notional) * mmf,
-      lambda: 0,
-      riskAllocation: 0,
-    };
+    const { iso: _iso, protection: _protection, ...row } = positionRow(this.engine, e, this.liquidationPriceOf(e));
+    return { type: 'positionUpdate', ...row };
+  }
+
+  /** Account rows of `POST /account` in this venue's dialect. */
+  accountRows(type: AccountQueryType, user: string): unknown {
+    return this.dialect === 'current' ? currentAccountRows(this.engine, type, user, (e) => this.liquidationPriceOf(e)) : this.engine.query(type, user);
+  }
+
+  /** A refused cancel on the account stream (current generation only; v1 has no such message). */
+  publishCancelRejected(account: string, symbol: string, orderId: string | undefined, reason: string): void {
+    if (this.dialect !== 'current') return;
+    const timestamp = this.engine.nowNs;
+    const data =
+      orderId === undefined ? { type: 'cancelAllRejected', symbol, reason, timestamp } : { type: 'cancelOneRejected', symbol, orderId, reason, timestamp };
+    this.hub?.publish(`account.${account}`, 'account', data);
+  }
+
+  private currentFullAccount(user: string) {
+    return currentFullAccount(this.engine, user, (e) => this.liquidationPriceOf(e));
+  }
+
+  private liquidationPriceOf(e: PositionUpdateEvent): number {
+    return this.liquidationPrice(e, this.engine.marketInfo(e.symbol)?.maintenanceMarginFraction ?? 0);
   }
 
   /**
