@@ -20,6 +20,8 @@ import { VenueStreams } from './streams.js';
 import { inlineVerifier, workerVerifier } from './verify-pool.js';
 import { WsHub, type HubOptions } from './ws-hub.js';
 
+export type { BlockRecord } from './current-api.js';
+
 export interface VenueOptions {
   /** Bind address. Default 127.0.0.1. */
   host?: string;
