@@ -1,0 +1,146 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { signAction } from '../../../src/app/commands/actions.js';
+import { ManualClock } from '../../../src/core/clock.js';
+import type { Network } from '../../../src/core/types.js';
+import { Keypair } from '../../../src/protocol/keys.js';
+import type { SignedRequest } from '../../../src/protocol/sign.js';
+import { startVenue, type BlockRecord, type Venue, type VenueOptions } from '../../../src/venue-sim/server/index.js';
+import { cleanups } from '../../support/cleanups.js';
+import { post } from './harness.js';
+
+const cleanup = cleanups();
+const SYMBOL = 'BTC-USD';
+
+interface WalletVector {
+  name: string;
+  mode: string;
+  account: string;
+  signer: string;
+  nonce: string;
+  actions: unknown[];
+  signature: string;
+}
+const vectors = (
+  JSON.parse(readFileSync(new URL('../../fixtures/vectors/bulk-keychain/wallet-mode-vectors.json', import.meta.url), 'utf8')) as { vectors: WalletVector[] }
+).vectors;
+
+async function venueWith(opts: VenueOptions = {}): Promise<Venue> {
+  const v = await startVenue({ flow: false, dialect: 'current', network: 'devnet', verifyOnWorker: false, ...opts });
+  cleanup.push(() => v.close());
+  return v;
+}
+
+let nonce = BigInt(Date.now()) * 1_000_000n;
+const send = (venue: Venue, r: SignedRequest, headers: Record<string, string> = {}) =>
+  fetch(`${venue.url}${r.encoded.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: r.bodyText }).then(
+    async (res) => ({ status: res.status, body: (await res.json()) as { status: string; response: { data: { statuses: Record<string, any>[] } } } }),
+  );
+const sign = (key: Keypair, actions: unknown, opts: { network?: Network; account?: string; nonce?: bigint } = {}) =>
+  signAction('current', opts.network ?? 'devnet', key, opts.nonce ?? nonce++, actions, opts.account);
+const limit = (b: boolean, px: number, sz: number, tif = 'GTC') => ({ l: { c: SYMBOL, b, px, sz, tif, r: false, i: false } });
+
+describe('the local venue in the current generation', () => {
+  it.each(vectors.map((v) => [`${v.name} ${v.mode}`, v] as const))('accepts the published signature of %s (devnet, every wallet mode)', async (_label, v) => {
+    const venue = await venueWith({ clock: new ManualClock(BigInt(v.nonce)) });
+    const body = { actions: v.actions, nonce: v.nonce, account: v.account, signer: v.signer, signature: v.signature };
+    const r = await post(venue, '/order', body);
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('ok');
+    // The same signature under another network's byte is refused.
+    const testnet = await venueWith({ clock: new ManualClock(BigInt(v.nonce)), network: 'testnet' });
+    expect((await post(testnet, '/order', body)).body).toEqual({
+      status: 'error',
+      response: { type: 'order', data: { statuses: [{ error: { message: 'bad signature' } }] } },
+    });
+  });
+
+  it('places at the id computed at signing, refuses a replayed nonce, an unregistered agent, and an agent managing agents', async () => {
+    const venue = await venueWith();
+    const owner = Keypair.generate();
+    const agent = Keypair.generate();
+    venue.engine.faucet(owner.publicKey, 100_000);
+    const place = sign(owner, [limit(true, 50_000, 0.01)]);
+    expect((await send(venue, place)).body.response.data.statuses).toEqual([{ resting: { oid: place.encoded.orderIds[0] } }]);
+    expect((await send(venue, place)).body.response.data.statuses).toEqual([{ error: { message: 'nonce already used' } }]);
+    const byAgent = () => sign(agent, [limit(true, 49_000, 0.01)], { account: owner.publicKey });
+    expect((await send(venue, byAgent())).body.response.data.statuses).toEqual([{ error: { message: 'unauthorized signer' } }]);
+    expect((await send(venue, sign(owner, [{ agentWalletCreation: { a: agent.publicKey, d: false } }]))).body.response.data.statuses).toEqual([
+      { agentWallet: { agentWallet: agent.publicKey } },
+    ]);
+    const agentOrder = byAgent();
+    expect((await send(venue, agentOrder)).body.response.data.statuses).toEqual([{ resting: { oid: agentOrder.encoded.orderIds[0] } }]);
+    const other = Keypair.generate();
+    const managed = sign(agent, [{ agentWalletCreation: { a: other.publicKey, d: false } }], { account: owner.publicKey });
+    expect((await send(venue, managed)).body.response.data.statuses).toEqual([{ error: { message: 'unauthorized signer' } }]);
+    expect(venue.engine.openOrders(owner.publicKey).map((o) => o.orderId)).toEqual([place.encoded.orderIds[0], agentOrder.encoded.orderIds[0]]);
+  });
+
+  it('answers fills with signed sizes, a failed cancel as cancelOneRejected, and leverage with no status', async () => {
+    const venue = await venueWith();
+    const maker = Keypair.generate();
+    const taker = Keypair.generate();
+    for (const k of [maker, taker]) venue.engine.faucet(k.publicKey, 100_000);
+    const ask = sign(maker, [limit(false, 50_000, 0.02)]);
+    await send(venue, ask);
+    const sell = sign(taker, [limit(true, 50_000, 0.01, 'IOC')]);
+    expect((await send(venue, sell)).body.response.data.statuses).toEqual([{ filled: { oid: sell.encoded.orderIds[0], totalSz: 0.01, avgPx: 50_000 } }]);
+    await send(venue, sign(maker, [limit(true, 49_000, 0.02)]));
+    const hit = sign(taker, [{ m: { c: SYMBOL, b: false, sz: 0.01, r: false, i: false } }]);
+    expect((await send(venue, hit)).body.response.data.statuses).toEqual([{ filled: { oid: hit.encoded.orderIds[0], totalSz: -0.01, avgPx: 49_000 } }]);
+    const missing = ask.encoded.orderIds[0]!.replace(/.$/, (c) => (c === '1' ? '2' : '1'));
+    expect((await send(venue, sign(maker, [{ cx: { c: SYMBOL, oid: missing } }]))).body.response.data.statuses).toEqual([
+      { cancelOneRejected: { oid: missing, reason: 'order not found' } },
+    ]);
+    expect((await send(venue, sign(maker, [{ updateUserSettings: { m: { [SYMBOL]: 5 } } }]))).body).toMatchObject({
+      status: 'ok',
+      response: { data: { statuses: [] } },
+    });
+  });
+
+  it('slides a crossing ALO_SLIDE order one tick behind the best ask, refuses ALO_JOIN, and rejects a crossing ALO', async () => {
+    const venue = await venueWith();
+    const maker = Keypair.generate();
+    const quoter = Keypair.generate();
+    for (const k of [maker, quoter]) venue.engine.faucet(k.publicKey, 100_000);
+    await send(venue, sign(maker, [limit(false, 50_000, 0.01)]));
+    const tick = venue.engine.marketInfo(SYMBOL)!.tickSize;
+    const slide = sign(quoter, [limit(true, 50_100, 0.01, 'ALO_SLIDE')]);
+    expect((await send(venue, slide)).body.response.data.statuses).toEqual([{ resting: { oid: slide.encoded.orderIds[0] } }]);
+    expect(venue.engine.openOrders(quoter.publicKey)).toMatchObject([{ orderId: slide.encoded.orderIds[0], price: 50_000 - tick, isBuy: true, tif: 'alo' }]);
+    const join = sign(quoter, [limit(true, 49_000, 0.01, 'postOnlyJoin')]);
+    expect((await send(venue, join)).body.response.data.statuses).toEqual([
+      { rejectedInvalid: { oid: join.encoded.orderIds[0], reason: expect.stringMatching(/ALO_JOIN is not supported/) } },
+    ]);
+    const alo = sign(quoter, [limit(true, 50_100, 0.01, 'ALO')]);
+    expect((await send(venue, alo)).body.response.data.statuses).toEqual([{ rejectedCrossing: { oid: alo.encoded.orderIds[0] } }]);
+  });
+
+  it('runs a block shuffled by its timestamp, then cancels, then post-only, then the rest; the seed is reported', async () => {
+    const blocks: BlockRecord[] = [];
+    const clock = new ManualClock(BigInt(Date.now()) * 1_000_000n);
+    const venue = await venueWith({ clock, blockMs: 50, onBlock: (b) => blocks.push(b) });
+    const maker = Keypair.generate();
+    const taker = Keypair.generate();
+    for (const k of [maker, taker]) venue.engine.faucet(k.publicKey, 100_000);
+    const n = clock.nowNs();
+    const resting = sign(maker, [limit(false, 50_000, 0.01)], { nonce: n });
+    await send(venue, resting);
+    // One block: the taker's IOC buy (sent first) would take the resting ask, but the maker's cancel runs first,
+    // and the maker's post-only re-quote rests before the taker's order is matched against it.
+    const take = sign(taker, [limit(true, 50_100, 0.01, 'IOC')], { nonce: n + 1n });
+    const requote = sign(maker, [limit(false, 50_100, 0.01, 'ALO'), { cx: { c: SYMBOL, oid: resting.encoded.orderIds[0]! } }], { nonce: n + 2n });
+    const [took, moved] = await Promise.all([send(venue, take), send(venue, requote)]);
+    expect(moved.body.response.data.statuses).toEqual([{ cancelled: { oid: resting.encoded.orderIds[0] } }, { resting: { oid: requote.encoded.orderIds[0] } }]);
+    expect(took.body.response.data.statuses).toEqual([{ filled: { oid: take.encoded.orderIds[0], totalSz: 0.01, avgPx: 50_100 } }]);
+    const block = blocks.at(-1)!;
+    expect(block).toMatchObject({ timestampNs: clock.nowNs(), seed: clock.nowNs() });
+    expect(block.transactions.map((t) => t.nonce)).toEqual([n + 1n, n + 2n]);
+    const maker1 = block.transactions.findIndex((t) => t.nonce === n + 2n);
+    expect(block.order).toEqual([
+      [maker1, 1],
+      [maker1, 0],
+      [1 - maker1, 0],
+    ]);
+  });
+});
