@@ -1,5 +1,5 @@
 import type { Subscription } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AccountStreams } from '../../../src/account/account.js';
 import type { AccountState } from '../../../src/account/state.js';
 import { connectVenue, type LiveVenue } from '../../../src/client/venue.js';
@@ -25,8 +25,11 @@ describe.each<Dialect>(['v1', 'current'])('the client against the local venue in
     live = connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect, network: 'devnet' });
   });
 
+  afterEach(() => {
+    for (const s of subs.splice(0)) s.unsubscribe();
+  });
+
   afterAll(async () => {
-    for (const s of subs) s.unsubscribe();
     live.close();
     await venue.close();
   });
@@ -62,5 +65,30 @@ describe.each<Dialect>(['v1', 'current'])('the client against the local venue in
     await until(() => fills.some((f) => f.orderId === market.encoded.orderIds[0]), 'the market order filled');
     await until(() => state!.positions.get(SYMBOL)?.size === 0.01, 'position in state$');
     expect(live.pool.stats.invalidFrames).toMatchObject({ binary: 0, malformed: 0, schema: 0, venueError: 0 });
+  });
+
+  it('after the stream drops, state$ reconciles what changed meanwhile: a cancel and a fill', async () => {
+    const accounts = new AccountStreams({ source: live.account, backoff: { initialMs: 20, maxMs: 100 } });
+    let state: AccountState | undefined;
+    subs.push(accounts.state$(key.publicKey).subscribe((s) => (state = s)));
+    await until(() => state !== undefined, 'account snapshot');
+    const before = state!.positions.get(SYMBOL)?.size ?? 0;
+    const [bid] = (await live.http.l2book(SYMBOL, 1)).levels[0];
+    const place = signed(
+      placeAction(dialect, { symbol: SYMBOL, side: 'buy', price: Math.floor((bid!.px * 0.8) / 10) * 10, size: 0.01, tif: 'GTC', reduceOnly: false }, undefined),
+    );
+    const oid = place.encoded.orderIds[0]!;
+    await live.http.submit(place);
+    await until(() => state!.orders.has(oid), 'order in state$');
+
+    const opens = live.pool.stats.opens;
+    const hub = venue.hub as unknown as { clients: Set<{ ws: { terminate(): void } }> };
+    for (const c of hub.clients) c.ws.terminate();
+    await Promise.all([
+      live.http.submit(signed(cancelAction(dialect, SYMBOL, oid))),
+      live.http.submit(signed(placeAction(dialect, { symbol: SYMBOL, side: 'buy', size: 0.01, tif: 'IOC', reduceOnly: false }, undefined))),
+    ]);
+    await until(() => live.pool.stats.opens > opens, 'the stream reconnected');
+    await until(() => !state!.orders.has(oid) && state!.positions.get(SYMBOL)?.size === before + 0.01, 'state$ reconciled', 10_000);
   });
 });
