@@ -5,7 +5,7 @@ import { loadYamlFile } from '../yaml-config.js';
 import { DIALECTS, NETWORKS } from '../../core/types.js';
 import { blockLine, venueConfigSchema, venueOptions } from '../venue-config.js';
 import { startVenue, type BlockRecord, type VenueOptions } from '../../venue-sim/server/index.js';
-import { parseCommand, UsageError } from '../args.js';
+import { oneOf, parseCommand, UsageError } from '../args.js';
 import { bound } from '../ports.js';
 
 export const venueHelp = `perpbot venue [--port N] [--host 127.0.0.1] [--config FILE] [--seed N] [--no-flow]
@@ -31,12 +31,6 @@ function integerFlag(name: string, value: string | undefined, min: number, max: 
   return n;
 }
 
-function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
-  if (value === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}`);
-  return value as T;
-}
-
 export async function venue(argv: string[], out: (line: string) => void): Promise<number> {
   const { values } = parseCommand(argv, {
     port: { type: 'string' },
@@ -57,8 +51,8 @@ export async function venue(argv: string[], out: (line: string) => void): Promis
   const port = integerFlag('port', values.port, 0, 65535) ?? fromFile.port ?? 8080;
   const seed = integerFlag('seed', values.seed, 0, 2 ** 32 - 1) ?? fromFile.seed;
   const host = values.host ?? fromFile.host ?? '127.0.0.1';
-  const dialect = oneOf('dialect', values.dialect, DIALECTS);
-  const network = oneOf('network', values.network, NETWORKS);
+  const dialect = oneOf('dialect', values.dialect, DIALECTS, 'v1');
+  const network = oneOf('network', values.network, NETWORKS, 'testnet');
   const v = await bound(
     '--port',
     host,
@@ -69,8 +63,8 @@ export async function venue(argv: string[], out: (line: string) => void): Promis
       host,
       ...(seed !== undefined && { seed }),
       ...(values['no-flow'] && { flow: false }),
-      ...(dialect && { dialect }),
-      ...(network && { network }),
+      dialect,
+      network,
       ...(values['log-blocks'] && { onBlock: (b: BlockRecord) => out(blockLine(b)) }),
     }),
     'or port in the --config file',
