@@ -16,6 +16,8 @@ import type {
 } from '../engine/index.js';
 
 const REASON_CODE = { normal: 0, liquidation: 1, adl: 2 } as const;
+/** The local venue has one fee tier per market (its configured rates); the real venue measures 14-day volume (§10.5). */
+const FEE_WINDOW_DAYS = 14;
 const CURRENT_TIF: Readonly<Record<string, string>> = { gtc: 'gtc', ioc: 'ioc', alo: 'postOnly' };
 
 const signed = (size: number, isBuy: boolean) => (isBuy ? size : -size);
@@ -124,7 +126,15 @@ export function currentFullAccount(engine: Engine, user: string, liquidationPric
     positions: engine.positionDetails(user).map((p) => positionRow(engine, p, liquidationPrice(p))),
     openOrders: engine.openOrders(user).map(openOrderRow),
     pendingOnFill: [],
-    feeTiers: [],
+    feeTiers: engine.markets().map((m) => ({
+      symbol: m.symbol,
+      rollingVolume: 0,
+      tierIndex: 0,
+      tierThreshold: 0,
+      makerBps: m.makerFeeRate * 10_000,
+      takerBps: m.takerFeeRate * 10_000,
+      windowDays: FEE_WINDOW_DAYS,
+    })),
     leverageSettings: engine.fullAccount(user).settings.maxLeverage.map(([symbol, leverage]) => ({ symbol, leverage })),
   };
 }

@@ -6,7 +6,12 @@ import type { Network } from '../../../src/core/types.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import type { SignedRequest } from '../../../src/protocol/sign.js';
 import { startVenue, type BlockRecord, type Venue, type VenueOptions } from '../../../src/venue-sim/server/index.js';
+import { AccountStreams } from '../../../src/account/account.js';
+import type { AccountState } from '../../../src/account/state.js';
+import { connectVenue } from '../../../src/client/venue.js';
+import type { AccountNotice } from '../../../src/core/account-data.js';
 import { cleanups } from '../../support/cleanups.js';
+import { until } from '../../support/until.js';
 import { post } from './harness.js';
 
 const cleanup = cleanups();
@@ -96,6 +101,29 @@ describe('the local venue in the current generation', () => {
       status: 'ok',
       response: { data: { statuses: [] } },
     });
+  });
+
+  it('a refused cancel and the fee tiers reach the client: accounts.notices$ and state$', async () => {
+    const venue = await venueWith();
+    const live = connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'current', network: 'devnet' });
+    cleanup.push(() => live.close());
+    const accounts = new AccountStreams({ source: live.account });
+    const owner = Keypair.generate();
+    venue.engine.faucet(owner.publicKey, 100_000);
+    const notices: AccountNotice[] = [];
+    let state: AccountState | undefined;
+    const subs = [accounts.notices$(owner.publicKey).subscribe((n) => notices.push(n)), accounts.state$(owner.publicKey).subscribe((s) => (state = s))];
+    cleanup.push(() => subs.forEach((s) => s.unsubscribe()));
+    await until(() => state !== undefined, 'account snapshot');
+    const maker = venue.engine.marketInfo(SYMBOL)!.makerFeeRate * 10_000;
+    expect(state!.feeTiers?.get(SYMBOL)).toMatchObject({ symbol: SYMBOL, tierIndex: 0, makerBps: maker });
+    const place = sign(owner, [limit(true, 40_000, 0.01)]);
+    await send(venue, place);
+    const gone = place.encoded.orderIds[0]!;
+    await send(venue, sign(owner, [{ cx: { c: SYMBOL, oid: gone } }]));
+    await send(venue, sign(owner, [{ cx: { c: SYMBOL, oid: gone } }]));
+    await until(() => notices.length === 1, 'the refused cancel');
+    expect(notices[0]).toMatchObject({ kind: 'cancelRejected', symbol: SYMBOL, orderId: gone, reason: 'order not found' });
   });
 
   it('slides a crossing ALO_SLIDE order one tick behind the best ask, refuses ALO_JOIN, and rejects a crossing ALO', async () => {
