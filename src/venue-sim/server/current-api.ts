@@ -201,6 +201,24 @@ export class CurrentOrderApi {
         const order = { c: m.c, b: m.b, px: 0, sz: Number(m.sz), r: m.r, t: { trigger: { is_market: true, triggerPx: 0 } } };
         return one({ order }).map((s) => currentItemStatus(s, m.b));
       }
+      case 'st':
+      case 'tp': {
+        const c = actionBody(action, tag);
+        if (c.i) return [{ rejectedInvalid: { oid: id, reason: 'isolated margin (i) is not supported by the local venue' } }];
+        // Inferred, not documented (venue-protocol §4.2): a stop closes the side that loses when the price crosses
+        // `tr` in direction `d` (at or above: a short, so it buys), a take-profit the side that gains; both reduce only.
+        const isBuy = tag === 'st' ? c.d : !c.d;
+        const market = c.lim == null;
+        const order = {
+          c: c.c,
+          b: isBuy,
+          px: market ? 0 : Number(c.lim),
+          sz: Number(c.sz),
+          r: true,
+          t: { trigger: { is_market: market, triggerPx: Number(c.tr) } },
+        };
+        return one({ order }).map((s) => currentItemStatus(s, isBuy));
+      }
       case 'cx': {
         const cx = actionBody(action, 'cx');
         const statuses = one({ cancel: { c: cx.c, oid: cx.oid } });

@@ -126,6 +126,30 @@ describe('the local venue in the current generation', () => {
     expect(notices[0]).toMatchObject({ kind: 'cancelRejected', symbol: SYMBOL, orderId: gone, reason: 'order not found' });
   });
 
+  it('a stop rests as a reduce-only trigger and closes the position when the mark crosses it; unsupported actions say so', async () => {
+    const venue = await venueWith();
+    const maker = Keypair.generate();
+    const owner = Keypair.generate();
+    for (const k of [maker, owner]) venue.engine.faucet(k.publicKey, 100_000);
+    venue.engine.setOraclePrice(SYMBOL, 50_000);
+    await send(venue, sign(maker, [limit(false, 50_000, 0.01), limit(true, 49_000, 0.01)]));
+    await send(venue, sign(owner, [{ m: { c: SYMBOL, b: true, sz: 0.01, r: false, i: false } }]));
+    const stop = (await send(venue, sign(owner, [{ st: { c: SYMBOL, d: false, sz: 0.01, tr: 49_500, i: false } }]))).body.response.data.statuses;
+    expect(stop).toEqual([{ resting: { oid: expect.any(String) } }]);
+    expect(venue.engine.openOrders(owner.publicKey)).toMatchObject([{ orderId: stop[0]!.resting.oid, isBuy: false, reduceOnly: true }]);
+    venue.engine.setOraclePrice(SYMBOL, 49_400);
+    venue.step();
+    expect(venue.engine.positionDetails(owner.publicKey)).toEqual([]);
+    expect(venue.engine.openOrders(owner.publicKey)).toEqual([]);
+    // Nothing to protect: a take-profit without a position is cancelled as reduce-only.
+    const tp = (await send(venue, sign(owner, [{ tp: { c: SYMBOL, d: true, sz: 0.01, tr: 60_000, i: false } }]))).body.response.data.statuses;
+    expect(tp).toEqual([{ cancelledReduceOnly: { oid: expect.any(String) } }]);
+    const trailing = { trl: { c: SYMBOL, b: true, sz: 0.01, trb: 50, stb: 10, i: false } };
+    expect((await send(venue, sign(owner, [trailing]))).body.response.data.statuses).toEqual([
+      { error: { message: 'trl is not supported by the local venue' } },
+    ]);
+  });
+
   it('slides a crossing ALO_SLIDE order one tick behind the best ask, refuses ALO_JOIN, and rejects a crossing ALO', async () => {
     const venue = await venueWith();
     const maker = Keypair.generate();
