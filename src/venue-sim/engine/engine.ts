@@ -5,7 +5,7 @@ import { ConfigError, ValidationError } from '../../core/errors.js';
 import { fundingRate, payFunding, samplePremium, type FundingParams } from './funding.js';
 import { checkAccounts, liquidateQueued } from './liquidation.js';
 import { DEFAULT_MARKETS, Market } from './markets.js';
-import { cancelAll, cancelOrder, fireTriggers, placeOrder } from './matching.js';
+import { cancelAll, cancelOrder, fireTriggers, modifyOrder, placeOrder } from './matching.js';
 import type { Account } from './model.js';
 import * as q from './queries.js';
 import { State } from './state.js';
@@ -42,6 +42,7 @@ import type {
 function applyItem(st: State, account: string, item: OrderActionItem, id: string | null | undefined): ItemStatus {
   if ('order' in item) return placeOrder(st, account, item.order, id ?? st.prng.nextId());
   if ('cancel' in item) return cancelOrder(st, account, item.cancel);
+  if ('modify' in item) return modifyOrder(st, account, item.modify);
   return { error: { message: 'unknown order item' } };
 }
 

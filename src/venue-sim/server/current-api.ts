@@ -225,6 +225,11 @@ export class CurrentOrderApi {
         for (const s of statuses) if ('error' in s) this.opts.onCancelRejected(account, cx.c, cx.oid, s.error.message);
         return statuses.map((s) => currentItemStatus(s, true, cx.oid));
       }
+      case 'mod': {
+        const mod = actionBody(action, 'mod');
+        const resting = engine.openOrders(account).find((o) => o.orderId === mod.oid);
+        return one({ modify: { c: mod.c, oid: mod.oid, sz: Number(mod.sz) } }).map((s) => currentItemStatus(s, resting?.isBuy ?? true));
+      }
       case 'cxa':
         return one({ cancelAll: { c: actionBody(action, 'cxa').c } }).map((s: ItemStatus) => currentItemStatus(s, true));
       case 'faucet': {

@@ -126,6 +126,33 @@ describe('the local venue in the current generation', () => {
     expect(notices[0]).toMatchObject({ kind: 'cancelRejected', symbol: SYMBOL, orderId: gone, reason: 'order not found' });
   });
 
+  it('mod changes the size of a resting order: smaller keeps its place in the queue, larger goes to the back', async () => {
+    const venue = await venueWith();
+    const [first, second, taker] = [Keypair.generate(), Keypair.generate(), Keypair.generate()];
+    for (const k of [first, second, taker]) venue.engine.faucet(k.publicKey, 100_000);
+    const a = sign(first, [limit(true, 49_000, 0.03)]);
+    const b = sign(second, [limit(true, 49_000, 0.01)]);
+    await send(venue, a);
+    await send(venue, b);
+    const oid = a.encoded.orderIds[0]!;
+    const mod = (sz: number) => send(venue, sign(first, [{ mod: { oid, c: SYMBOL, sz } }])).then((r) => r.body.response.data.statuses);
+    expect(await mod(0.02)).toEqual([{ resting: { oid } }]);
+    expect(venue.engine.book(SYMBOL)!.bids).toEqual([{ px: 49_000, sz: 0.03, n: 2 }]);
+    // Still first in the queue: a sell of 0.02 fills it completely and leaves the second order alone.
+    await send(venue, sign(taker, [limit(false, 49_000, 0.02, 'IOC')]));
+    expect(venue.engine.openOrders(first.publicKey)).toEqual([]);
+    // The second order now leads; grown, it goes behind an order placed after it.
+    const c = sign(first, [limit(true, 49_000, 0.01)]);
+    await send(venue, c);
+    const bid = b.encoded.orderIds[0]!;
+    const grow = await send(venue, sign(second, [{ mod: { oid: bid, c: SYMBOL, sz: 0.02 } }]));
+    expect(grow.body.response.data.statuses).toEqual([{ resting: { oid: bid } }]);
+    await send(venue, sign(taker, [limit(false, 49_000, 0.01, 'IOC')]));
+    expect(venue.engine.openOrders(first.publicKey)).toEqual([]);
+    expect(venue.engine.openOrders(second.publicKey)).toMatchObject([{ orderId: bid, originalSize: 0.02, size: 0.02 }]);
+    expect(await mod(0.05)).toEqual([{ error: { message: 'order not found' } }]);
+  });
+
   it('a stop rests as a reduce-only trigger and closes the position when the mark crosses it; unsupported actions say so', async () => {
     const venue = await venueWith();
     const maker = Keypair.generate();
