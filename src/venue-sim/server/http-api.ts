@@ -1,5 +1,5 @@
-// HTTP interface of the local venue under /api/v1: account queries, signed actions, exchangeInfo
-// and l2book. Invariant: a malformed or refused request gets a 4xx JSON error (gaps §4) and changes
+// HTTP interface of the local venue under /api/v1: account queries, signed actions, exchangeInfo,
+// l2book, ticker, klines and stats. Invariant: a malformed or refused request gets a 4xx JSON error (gaps §4) and changes
 // no state; the venue answers 500 only for its own bugs, never for anything a client sends.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -37,7 +37,35 @@ export interface ApiOptions extends AuthDeps {
   readonly current: CurrentOrderApi;
   /** Rows of POST /account in the venue's dialect. */
   readonly accountRows: (type: AccountQueryType, user: string) => unknown;
+  /** GET /ticker/{symbol}, /klines and /stats. */
+  readonly marketData: MarketDataSource;
 }
+
+/** The market-data answers the streams also publish (venue-protocol §8.2, §9.3). */
+export interface MarketDataSource {
+  ticker(symbol: string): unknown;
+  candles(symbol: string, intervalMs: number, startMs: number, endMs: number): unknown[];
+  exchangeStats(period: string, symbol: string | undefined): unknown;
+}
+
+const MINUTE_MS = 60_000;
+/** /klines intervals the local venue serves: whole minutes within its 24 hours of history. */
+const INTERVAL_MS: Readonly<Record<string, number>> = {
+  '1m': MINUTE_MS,
+  '3m': 3 * MINUTE_MS,
+  '5m': 5 * MINUTE_MS,
+  '15m': 15 * MINUTE_MS,
+  '30m': 30 * MINUTE_MS,
+  '1h': 60 * MINUTE_MS,
+  '2h': 120 * MINUTE_MS,
+  '4h': 240 * MINUTE_MS,
+  '6h': 360 * MINUTE_MS,
+  '8h': 480 * MINUTE_MS,
+  '12h': 720 * MINUTE_MS,
+  '1d': 1440 * MINUTE_MS,
+};
+/** /stats periods and their aliases (§8.2); anything else is 1d. */
+const PERIODS: Readonly<Record<string, string>> = { '1d': '1d', '7d': '7d', '30d': '30d', '90d': '90d', '3m': '90d', '1y': '1y', '365d': '1y', all: 'all' };
 
 type Handler = (req: IncomingMessage, url: URL) => Promise<string> | string;
 
@@ -94,9 +122,42 @@ export function createApi(opts: ApiOptions): (req: IncomingMessage, res: ServerR
     return JSON.stringify({ updateType: 'snapshot', symbol, levels: [b.bids, b.asks], timestamp: toMs(b.timestamp) });
   };
 
+  const knownSymbol = (symbol: string | null | undefined, name: string): string => {
+    if (!symbol) throw new HttpError(400, 'BAD_REQUEST', `${name} is required`);
+    if (!opts.engine.marketInfo(symbol)) throw new HttpError(404, 'UNKNOWN_SYMBOL', `unknown symbol ${JSON.stringify(symbol.slice(0, 32))}`);
+    return symbol;
+  };
+
+  const ticker =
+    (symbol: string): Handler =>
+    () =>
+      stringifyJson(opts.marketData.ticker(knownSymbol(symbol, 'symbol')));
+
+  const klines: Handler = (_req, url) => {
+    const symbol = knownSymbol(url.searchParams.get('symbol'), 'symbol');
+    const interval = url.searchParams.get('interval') ?? '';
+    const intervalMs = INTERVAL_MS[interval];
+    if (intervalMs === undefined) throw new HttpError(400, 'BAD_REQUEST', `interval must be one of ${Object.keys(INTERVAL_MS).join(', ')}`);
+    const msParam = (name: string, fallback: number) => {
+      const text = url.searchParams.get(name);
+      if (text === null) return fallback;
+      const ms = Number(text);
+      if (!Number.isSafeInteger(ms) || ms < 0) throw new HttpError(400, 'BAD_REQUEST', `${name} must be epoch milliseconds`);
+      return ms;
+    };
+    const endMs = msParam('endTime', opts.clock.nowMs());
+    return JSON.stringify(opts.marketData.candles(symbol, intervalMs, msParam('startTime', 0), endMs));
+  };
+
+  const stats: Handler = (_req, url) => {
+    const period = PERIODS[url.searchParams.get('period') ?? '1d'] ?? '1d';
+    return JSON.stringify(opts.marketData.exchangeStats(period, url.searchParams.get('symbol') ?? undefined));
+  };
+
   const route = (method: string, path: string): Handler => {
-    const gets: Record<string, Handler> = { '/exchangeInfo': exchangeInfo, '/l2book': l2book };
-    if (gets[path]) return method === 'GET' ? gets[path]! : methodNotAllowed('GET');
+    const gets: Record<string, Handler> = { '/exchangeInfo': exchangeInfo, '/l2book': l2book, '/klines': klines, '/stats': stats };
+    const get = gets[path] ?? (path.startsWith('/ticker/') ? ticker(decodedSegment(path.slice('/ticker/'.length))) : undefined);
+    if (get) return method === 'GET' ? get : methodNotAllowed('GET');
     const type = actionTypeForPath(path);
     if (path !== '/account' && type === undefined) throw new HttpError(404, 'NOT_FOUND', `no endpoint ${JSON.stringify(path.slice(0, 64))}`);
     if (method !== 'POST') return methodNotAllowed('POST');
@@ -129,6 +190,14 @@ export function createApi(opts: ApiOptions): (req: IncomingMessage, res: ServerR
         res.destroy();
       });
   };
+}
+
+function decodedSegment(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new HttpError(400, 'BAD_REQUEST', 'malformed percent-encoding in the path');
+  }
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

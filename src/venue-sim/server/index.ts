@@ -124,6 +124,7 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
     oracleKeys,
     current,
     accountRows: (type, user) => streams.accountRows(type, user),
+    marketData: streams,
     maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
     maxBatchItems: opts.maxBatchItems ?? MAX_BATCH_ITEMS,
     maxWaitingQueries: opts.maxWaitingQueries ?? 64,

@@ -10,7 +10,7 @@ import type { AccountQueryType, Engine } from '../engine/index.js';
 import type { BookLevelRow, EngineEvent, FillRecord, PositionUpdateEvent } from '../engine/index.js';
 import { currentAccountRows, currentFullAccount, currentOnlyMessage, currentOrderUpdate, fillMessage, positionRow } from './current-wire.js';
 import { roundToStep } from '../decimals.js';
-import { RollingStats, type DayStats } from './stats.js';
+import { RollingStats, type Candle, type DayStats } from './stats.js';
 import { topicOfKey, type TopicSource, type WsHub } from './ws-hub.js';
 
 const NS_PER_MS = 1_000_000n;
@@ -177,6 +177,51 @@ export class VenueStreams implements TopicSource {
   private positionUpdate(e: PositionUpdateEvent): Record<string, unknown> {
     const { iso: _iso, protection: _protection, ...row } = positionRow(this.engine, e, this.liquidationPriceOf(e));
     return { type: 'positionUpdate', ...row };
+  }
+
+  /** GET /klines rows (venue-protocol §8.2): candles of the last 24 hours, prices and volume on the market's steps. */
+  candles(symbol: string, intervalMs: number, startMs: number, endMs: number): Candle[] {
+    const m = this.engine.marketInfo(symbol)!;
+    return this.stats.candles(symbol, intervalMs, startMs, endMs).map((c) => ({ ...c, v: roundToStep(c.v, m.lotSize) }));
+  }
+
+  /** GET /stats (venue-protocol §8.2): every period is the rolling 24 hours, as the real venue says of itself. */
+  exchangeStats(period: string, symbol: string | undefined) {
+    const nowMs = toMs(this.engine.nowNs);
+    const symbols = symbol === undefined ? this.engine.markets().map((m) => m.symbol) : [symbol];
+    const markets = symbols.map((sym) => {
+      const info = this.engine.marketInfo(sym);
+      const state = this.engine.marketState(sym);
+      if (!info || !state) {
+        return { symbol: sym, volume: 0, quoteVolume: 0, openInterest: 0, fundingRate: 0, fundingRateAnnualized: 0, lastPrice: 0, markPrice: 0 };
+      }
+      const day = this.day(sym);
+      const fundingRate = this.engine.predictedFundingRate(sym) ?? 0;
+      const perYear = (365 * 86_400_000_000_000) / Number(info.fundingIntervalNs);
+      return {
+        symbol: sym,
+        volume: day.volume,
+        quoteVolume: day.quoteVolume,
+        openInterest: state.openInterest,
+        fundingRate,
+        fundingRateAnnualized: fundingRate * perYear,
+        lastPrice: state.lastPrice,
+        markPrice: state.markPrice,
+      };
+    });
+    const sum = (f: (m: (typeof markets)[number]) => number) =>
+      roundToStep(
+        markets.reduce((a, m) => a + f(m), 0),
+        0.01,
+      );
+    return {
+      timestamp: nowMs,
+      period,
+      volume: { totalUsd: sum((m) => m.quoteVolume) },
+      openInterest: { totalUsd: sum((m) => m.openInterest * m.markPrice) },
+      funding: { rates: Object.fromEntries(markets.map((m) => [m.symbol, { current: m.fundingRate, annualized: m.fundingRateAnnualized }])) },
+      markets,
+    };
   }
 
   /** Account rows of `POST /account` in this venue's dialect. */

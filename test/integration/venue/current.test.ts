@@ -223,3 +223,35 @@ describe('the local venue in the current generation', () => {
     ]);
   });
 });
+
+describe('the market-data endpoints (venue-protocol §8.2)', () => {
+  it('GET /ticker/{symbol}, /klines and /stats answer in the documented shapes; unknown symbols and intervals are refused', async () => {
+    const venue = await venueWith();
+    const [maker, taker] = [Keypair.generate(), Keypair.generate()];
+    for (const k of [maker, taker]) venue.engine.faucet(k.publicKey, 100_000);
+    await send(venue, sign(maker, [limit(false, 50_000, 0.02), limit(false, 50_100, 0.02)]));
+    await send(venue, sign(taker, [limit(true, 50_100, 0.03, 'IOC')]));
+    const get = (path: string) => fetch(`${venue.url}${path}`).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+
+    const ticker = await get('/ticker/BTC-USD');
+    expect(ticker.status).toBe(200);
+    expect(ticker.body).toMatchObject({ symbol: SYMBOL, lastPrice: 50_100, highPrice: 50_100, lowPrice: 50_000, volume: 0.03 });
+    expect(typeof ticker.body.timestamp).toBe('number');
+    expect((await get('/ticker/NOPE-USD')).status).toBe(404);
+
+    const klines = await get(`/klines?symbol=${SYMBOL}&interval=1m`);
+    expect(klines.body).toEqual([{ t: expect.any(Number), T: expect.any(Number), o: 50_000, h: 50_100, l: 50_000, c: 50_100, v: 0.03, n: 2 }]);
+    expect(klines.body[0].T - klines.body[0].t).toBe(59_999);
+    expect((await get(`/klines?symbol=${SYMBOL}&interval=1m&endTime=${klines.body[0].t - 1}`)).body).toEqual([]);
+    expect(await get(`/klines?symbol=${SYMBOL}&interval=10s`)).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringMatching(/interval must be one of/) } },
+    });
+
+    const stats = await get(`/stats?period=3m`);
+    expect(stats.body).toMatchObject({ period: '90d', volume: { totalUsd: 1501 }, funding: { rates: { [SYMBOL]: { current: expect.any(Number) } } } });
+    expect(stats.body.markets.find((m: { symbol: string }) => m.symbol === SYMBOL)).toMatchObject({ volume: 0.03, lastPrice: 50_100 });
+    expect((await get('/stats?period=bogus')).body.period).toBe('1d');
+    expect((await get('/ticker/%E0%A4%A')).status).toBe(400);
+  });
+});
