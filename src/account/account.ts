@@ -3,7 +3,7 @@
 // deduplicated.
 
 import { asyncScheduler, concatMap, defer, filter, map, Observable, share, Subject, type SchedulerLike } from 'rxjs';
-import type { Fill, Liquidation, VenueOrder } from '../core/account-data.js';
+import type { AccountNotice, Fill, Liquidation, VenueOrder } from '../core/account-data.js';
 import type { BackoffOptions } from '../core/backoff.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { retryWithBackoff } from '../core/rx.js';
@@ -28,7 +28,9 @@ export type AccountEvent =
   | { type: 'snapshot' }
   | { type: 'orderUpdate'; update: VenueOrder; source: 'stream' | 'reconcile' }
   | { type: 'fill'; fill: Fill; source: 'stream' | 'reconcile' }
-  | { type: 'liquidation'; liquidation: Liquidation };
+  | { type: 'liquidation'; liquidation: Liquidation }
+  /** adl, a refused cancel or a fee tier change (current generation); a fee tier change also updates the state first. */
+  | { type: 'notice'; notice: AccountNotice };
 
 interface Sync {
   prev: AccountState | undefined;
@@ -97,6 +99,9 @@ class UserAccount {
           }
           case 'liquidation':
             return subscriber.next({ type: 'liquidation', liquidation: u.liquidation });
+          case 'notice':
+            if (this.state !== prev) subscriber.next({ type: 'state', state: this.state });
+            return subscriber.next({ type: 'notice', notice: u.notice });
           default:
             subscriber.next({ type: 'state', state: this.state });
         }
@@ -136,7 +141,7 @@ export class AccountStreams {
 
   constructor(private readonly opts: AccountStreamsOptions) {}
 
-  /** Every event of `user`'s account (state changes, snapshots, order updates, fills, liquidations). */
+  /** Every event of `user`'s account (state changes, snapshots, order updates, fills, liquidations, notices). */
   events$(user: string): Observable<AccountEvent> {
     return this.of(user).events$;
   }
@@ -169,6 +174,14 @@ export class AccountStreams {
     return this.of(user).events$.pipe(
       filter((e): e is Extract<AccountEvent, { type: 'fill' }> => e.type === 'fill'),
       map((e) => e.fill),
+    );
+  }
+
+  /** adl, refused cancels and fee tier changes of the account (current generation). */
+  notices$(user: string): Observable<AccountNotice> {
+    return this.of(user).events$.pipe(
+      filter((e): e is Extract<AccountEvent, { type: 'notice' }> => e.type === 'notice'),
+      map((e) => e.notice),
     );
   }
 

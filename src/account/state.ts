@@ -1,7 +1,7 @@
 // The account as the framework sees it (orders, positions, collateral, margin, leverage), folded from account updates.
 // Invariants: pure and immutable; terminal orders and zero positions are removed; a snapshot replaces everything.
 
-import type { AccountSnapshot, AccountUpdate, Margin, Position, VenueOrder } from '../core/account-data.js';
+import type { AccountSnapshot, AccountUpdate, FeeTier, Margin, Position, VenueOrder } from '../core/account-data.js';
 import { TERMINAL_STATUSES } from '../core/intent.js';
 
 /** An open order of the account (the name plugins know). */
@@ -19,6 +19,8 @@ export interface AccountState {
   readonly margin: Margin | undefined;
   /** Maximum leverage setting per symbol. */
   readonly leverage: ReadonlyMap<string, number>;
+  /** Fee tier per symbol, when the venue reports them (current generation). */
+  readonly feeTiers?: ReadonlyMap<string, FeeTier>;
 }
 
 export function stateFromSnapshot(user: string, s: AccountSnapshot): AccountState {
@@ -29,6 +31,7 @@ export function stateFromSnapshot(user: string, s: AccountSnapshot): AccountStat
     collateral: new Map(s.collateral.map((c) => [c.coin, c.amount])),
     margin: undefined,
     leverage: new Map(s.leverage.map((l) => [l.symbol, l.leverage])),
+    ...(s.feeTiers && { feeTiers: new Map(s.feeTiers.map((t) => [t.symbol, t])) }),
   };
 }
 
@@ -64,6 +67,12 @@ export function applyAccountUpdate(user: string, state: AccountState | undefined
       const leverage = new Map(state.leverage);
       for (const l of update.leverage) leverage.set(l.symbol, l.leverage);
       return { ...state, leverage };
+    }
+    case 'notice': {
+      if (update.notice.kind !== 'feeTiers') return state;
+      const feeTiers = new Map(state.feeTiers);
+      for (const t of update.notice.feeTiers) feeTiers.set(t.symbol, t);
+      return { ...state, feeTiers };
     }
     default:
       return state;

@@ -5,7 +5,7 @@ import { array, literal, number, object, optional, string, union, type Infer } f
 import { symbolSchema } from '../core/types.js';
 import { curvePublicKey32 } from '../protocol/pubkey.js';
 import type { MarketConfig } from '../venue-sim/engine/index.js';
-import type { VenueOptions } from '../venue-sim/server/index.js';
+import type { BlockRecord, VenueOptions } from '../venue-sim/server/index.js';
 
 const STRICT = { strict: true } as const;
 const positive = () => number({ gt: 0 });
@@ -50,6 +50,7 @@ export const venueConfigSchema = object(
     seed: optional(number({ integer: true, min: 0, max: 2 ** 32 - 1 })),
     flow: optional(union([literal(false, true), flowSchema])),
     tickIntervalMs: optional(number({ integer: true, min: 10 })),
+    blockMs: optional(number({ integer: true, min: 0, max: 10_000 })),
     markets: optional(array(marketSchema, { minLength: 1, maxLength: 200 })),
     oracleKeys: optional(array(curvePublicKey32(), { maxLength: 100 })),
     rateLimit: optional(object({ perSecond: positive(), burst: optional(number({ integer: true, min: 1 })) }, STRICT)),
@@ -72,6 +73,12 @@ function market(m: Infer<typeof marketSchema>): MarketConfig {
   return { ...rest, fundingIntervalNs: BigInt(fundingIntervalSeconds) * 1_000_000_000n };
 }
 
+/** One line describing a current-generation block: its timestamp, the shuffle seed and the execution order (replayable). */
+export function blockLine(b: BlockRecord): string {
+  const txs = b.transactions.map((t) => `${t.account.slice(0, 8)}@${t.nonce}`).join(' ');
+  return `block ${b.timestampNs} seed ${b.seed}: ${b.transactions.length} transactions [${txs}], order ${b.order.map(([t, a]) => `${t}.${a}`).join(' ')}`;
+}
+
 /** VenueOptions from a validated config (command-line overrides are applied by the caller). */
 export function venueOptions(c: VenueConfig): VenueOptions {
   const flow = c.flow === undefined || c.flow === true ? true : c.flow === false ? false : (({ intervalMs: _i, ...f }) => f)(c.flow);
@@ -82,6 +89,7 @@ export function venueOptions(c: VenueConfig): VenueOptions {
     flow,
     ...(typeof c.flow === 'object' && c.flow.intervalMs !== undefined && { flowIntervalMs: c.flow.intervalMs }),
     ...(c.tickIntervalMs !== undefined && { tickIntervalMs: c.tickIntervalMs }),
+    ...(c.blockMs !== undefined && { blockMs: c.blockMs }),
     ...(c.markets && { markets: c.markets.map(market) }),
     ...(c.oracleKeys && { oracleKeys: c.oracleKeys }),
     ...(c.rateLimit && { rateLimit: c.rateLimit }),

@@ -118,6 +118,39 @@ export interface Liquidation {
   readonly venueTimeNs: bigint;
 }
 
+/** The fee schedule the venue applies to the account in one market (current generation). */
+export interface FeeTier {
+  readonly symbol: string;
+  readonly tierIndex: number;
+  /** Volume the tier is measured on, USD. */
+  readonly rollingVolumeUsd: number;
+  readonly makerBps: number;
+  readonly takerBps: number;
+}
+
+/** What the account stream reports that is not itself an order, fill, position or margin change (current generation). */
+export type AccountNotice =
+  | {
+      readonly kind: 'adl';
+      readonly symbol: string;
+      readonly price: number;
+      readonly size: number;
+      /** The side of the deleveraging trade. */
+      readonly side: Side;
+      readonly reason: string | undefined;
+      readonly venueTimeNs: bigint;
+    }
+  | {
+      readonly kind: 'cancelRejected';
+      /** Undefined for a cancel-all of every symbol. */
+      readonly symbol: string | undefined;
+      /** Undefined for a cancel-all. */
+      readonly orderId: string | undefined;
+      readonly reason: string;
+      readonly venueTimeNs: bigint;
+    }
+  | { readonly kind: 'feeTiers'; readonly feeTiers: readonly FeeTier[]; readonly venueTimeNs: bigint };
+
 /** The whole account at once: what the venue sends first on every (re)subscription. */
 export interface AccountSnapshot {
   readonly openOrders: readonly VenueOrder[];
@@ -126,6 +159,8 @@ export interface AccountSnapshot {
   readonly collateral: readonly { readonly coin: string; readonly amount: number }[];
   /** Maximum leverage setting per symbol. */
   readonly leverage: readonly { readonly symbol: string; readonly leverage: number }[];
+  /** Fee tiers per market, when the venue reports them (current generation). */
+  readonly feeTiers?: readonly FeeTier[];
 }
 
 /** One message of the account stream. */
@@ -136,7 +171,8 @@ export type AccountUpdate =
   | { readonly kind: 'position'; readonly position: Position }
   | { readonly kind: 'margin'; readonly margin: Margin }
   | { readonly kind: 'leverage'; readonly leverage: readonly { readonly symbol: string; readonly leverage: number }[] }
-  | { readonly kind: 'liquidation'; readonly liquidation: Liquidation };
+  | { readonly kind: 'liquidation'; readonly liquidation: Liquidation }
+  | { readonly kind: 'notice'; readonly notice: AccountNotice };
 
 /** One fact about one order from the venue's answer to an action. */
 export interface VenueOrderFact {

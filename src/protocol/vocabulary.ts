@@ -3,9 +3,11 @@
 // Invariants: pure, and total over validated input; sides are the account's own; units and times are kept (ms stay ms).
 
 import type {
+  AccountNotice,
   AccountSnapshot,
   AccountUpdate,
   ClosedOrder,
+  FeeTier,
   Fill,
   FillCause,
   ItemResult,
@@ -23,6 +25,8 @@ import type {
   AccountData,
   Book,
   BookLevel as WireLevel,
+  CurrentOnlyAccountData,
+  FeeTierRow,
   FillUpdate,
   Liquidation as WireLiquidation,
   MarginUpdate,
@@ -228,7 +232,33 @@ function accountSnapshotOf(s: FullAccount): AccountSnapshot {
     })),
     collateral: s.marginSummary.positions.map((c) => ({ coin: c.coin, amount: c.size })),
     leverage: s.settings.maxLeverage.map(([symbol, leverage]) => ({ symbol, leverage })),
+    ...('feeTiers' in s && Array.isArray(s.feeTiers) && { feeTiers: (s.feeTiers as FeeTierRow[]).map(feeTierOf) }),
   };
+}
+
+function feeTierOf(t: FeeTierRow): FeeTier {
+  return { symbol: t.symbol, tierIndex: t.tierIndex, rollingVolumeUsd: t.rollingVolume, makerBps: t.makerBps, takerBps: t.takerBps };
+}
+
+function noticeOf(data: CurrentOnlyAccountData): AccountNotice {
+  switch (data.type) {
+    case 'adl':
+      return {
+        kind: 'adl',
+        symbol: data.symbol,
+        price: data.price,
+        size: Math.abs(data.size),
+        side: data.isBuy ? 'buy' : 'sell',
+        reason: data.reason ?? undefined,
+        venueTimeNs: data.timestamp,
+      };
+    case 'cancelOneRejected':
+      return { kind: 'cancelRejected', symbol: data.symbol, orderId: data.orderId, reason: data.reason, venueTimeNs: data.timestamp };
+    case 'cancelAllRejected':
+      return { kind: 'cancelRejected', symbol: data.symbol ?? undefined, orderId: undefined, reason: data.reason, venueTimeNs: data.timestamp };
+    case 'feeTierUpdate':
+      return { kind: 'feeTiers', feeTiers: data.feeTiers.map(feeTierOf), venueTimeNs: data.ts };
+  }
 }
 
 function marginOf(m: MarginUpdate): Margin {
@@ -258,7 +288,7 @@ function liquidationOf(l: WireLiquidation): Liquidation {
   };
 }
 
-/** One account stream message; undefined for a kind the vocabulary has none for (none in today's model). */
+/** One account stream message; undefined for a kind the vocabulary has none for. */
 export function accountUpdateOf(data: AccountData): AccountUpdate | undefined {
   switch (data.type) {
     case 'accountSnapshot':
@@ -275,6 +305,11 @@ export function accountUpdateOf(data: AccountData): AccountUpdate | undefined {
       return { kind: 'leverage', leverage: data.leverage.map((l) => ({ symbol: l.symbol, leverage: l.leverage })) };
     case 'liquidation':
       return { kind: 'liquidation', liquidation: liquidationOf(data) };
+    case 'adl':
+    case 'cancelOneRejected':
+    case 'cancelAllRejected':
+    case 'feeTierUpdate':
+      return { kind: 'notice', notice: noticeOf(data) };
     default:
       return undefined;
   }

@@ -1,4 +1,4 @@
-// The journal: an embedded SQLite file (WAL) of nonce marks, signed batches, order events, fills, positions and funding,
+// The journal: an embedded SQLite file (WAL) of nonce marks, signed batches, order events, fills, positions, funding and notices,
 // each account's rows grouped in epochs (one venue instance's continuous history of the account).
 // Invariants: nonce marks and batches are committed before their call returns (survive kill -9); other rows commit within
 // one event-loop turn; pruning never deletes nonce marks, epochs or unresolved batches.
@@ -6,7 +6,9 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { AccountNotice } from '../core/account-data.js';
 import type { Side } from '../core/intent.js';
+import { parseJson, stringifyJson } from '../core/json.js';
 import type { NonceStore } from '../protocol/nonce.js';
 import { JournalError } from './errors.js';
 import { buildReport, UNATTRIBUTED, type ReportFill, type ReportFunding, type ReportOrder, type ReportRow } from './report.js';
@@ -126,6 +128,12 @@ export interface FundingRecord {
   readonly timeNs: bigint;
 }
 
+/** A notice of the account stream (current generation): adl, a refused cancel, a fee tier change. */
+export interface NoticeRecord {
+  readonly account: string;
+  readonly notice: AccountNotice;
+}
+
 /** A position snapshot of one account and symbol. */
 export interface PositionRecord {
   readonly account: string;
@@ -173,6 +181,7 @@ const PRUNABLE = [
   { table: 'order_events', time: 'at_ns', keep: 'FALSE' },
   { table: 'fills', time: 'time_ns', keep: 'FALSE' },
   { table: 'funding', time: 'time_ns', keep: 'FALSE' },
+  { table: 'notices', time: 'time_ns', keep: 'FALSE' },
   { table: 'positions', time: 'at_ms', keep: 'FALSE' },
   // An unresolved batch is resolved against the venue at the next start.
   { table: 'batches', time: 'at_ns', keep: "resolution IS NULL AND (outcome IS NULL OR outcome = 'unknown')" },
@@ -204,6 +213,7 @@ export class Journal {
   private readonly insertOrder: Write;
   private readonly insertFill: Write;
   private readonly insertFunding: Write;
+  private readonly insertNotice: Write;
   private readonly insertPosition: Write;
   private readonly commit: (writes: readonly [Write, Params][]) => void;
   /** Each account's current epoch, once its run has identified the venue instance. */
@@ -257,6 +267,10 @@ export class Journal {
     this.insertFunding = statement(
       db,
       `INSERT OR IGNORE INTO funding (account, symbol, amount_usd, rate, time_ns, epoch) VALUES (@account, @symbol, @amountUsd, @rate, @timeNs, @epoch)`,
+    );
+    this.insertNotice = statement(
+      db,
+      `INSERT INTO notices (account, kind, symbol, order_id, detail, time_ns, epoch) VALUES (@account, @kind, @symbol, @orderId, @detail, @timeNs, @epoch)`,
     );
     this.insertPosition = statement(
       db,
@@ -420,6 +434,31 @@ export class Journal {
     });
   }
 
+  /** Buffers an account notice. */
+  recordNotice(r: NoticeRecord): void {
+    const n = r.notice;
+    this.defer(this.insertNotice, {
+      account: r.account,
+      kind: n.kind,
+      symbol: n.kind === 'feeTiers' ? null : (n.symbol ?? null),
+      orderId: n.kind === 'cancelRejected' ? (n.orderId ?? null) : null,
+      detail: stringifyJson(n),
+      timeNs: u64Text(n.venueTimeNs),
+      epoch: this.epochOf(r.account),
+    });
+  }
+
+  /** Account notices, in time order. */
+  notices(): NoticeRecord[] {
+    this.flush();
+    return statement<[], { account: string; detail: string }>(this.db, 'SELECT account, detail FROM notices ORDER BY time_ns, id')
+      .all()
+      .map((r) => {
+        const notice = parseJson(r.detail) as AccountNotice & { venueTimeNs: bigint | string };
+        return { account: r.account, notice: { ...notice, venueTimeNs: BigInt(notice.venueTimeNs) } as AccountNotice };
+      });
+  }
+
   /**
    * Identifies the venue instance of `account` from the venue's fills of it (`venueFills`, the account's view, oldest
    * first, equal fills numbered by `seq`) and journals those it missed, in one transaction. The newest of them the
@@ -442,7 +481,7 @@ export class Journal {
        WHERE account = @account AND order_id = @orderId AND time_ns = @timeNs AND price = @price AND size = @size AND seq = @seq AND side <> @side`,
     );
     const legacy = statement<[number, string], number>(this.db, 'SELECT 1 FROM epochs WHERE id = ? AND basis = ?').pluck();
-    const adopt = ['fills', 'order_events', 'positions', 'funding'].map((t) =>
+    const adopt = ['fills', 'order_events', 'positions', 'funding', 'notices'].map((t) =>
       statement<[number, string]>(this.db, `UPDATE ${t} SET epoch = ? WHERE account = ? AND epoch IS NULL`),
     );
     return this.db.transaction((): CatchUp => {

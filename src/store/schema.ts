@@ -110,6 +110,18 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX order_events_unassigned ON order_events (account) WHERE epoch IS NULL;
    CREATE INDEX positions_unassigned ON positions (account) WHERE epoch IS NULL;
    CREATE INDEX funding_unassigned ON funding (account) WHERE epoch IS NULL;`,
+  // Account notices of the current generation: adl, refused cancels, fee tier changes (detail is the notice's JSON).
+  `CREATE TABLE notices (
+     id INTEGER PRIMARY KEY,
+     account TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     symbol TEXT,
+     order_id TEXT,
+     detail TEXT NOT NULL,
+     time_ns TEXT NOT NULL,
+     epoch INTEGER REFERENCES epochs (id)
+   ) STRICT;
+   CREATE INDEX notices_time ON notices (time_ns);`,
 ];
 
 /** The schema version this build writes. */

@@ -41,19 +41,22 @@ export function faucetAction(dialect: Dialect, user: string, amount: number | un
   return { type: 'faucet', user, ...(amount === undefined ? {} : { amount }) };
 }
 
-/** A failed item of an accepted action: its status (`rejected…`, `error`, `depositFailed`) and the venue's reason. */
+/** A failed item of an accepted action: its status (`rejected…`, `error`, `…Failed`, `…Rejected`) and the venue's reason. */
 export interface FailedItem {
   readonly index: number;
   readonly status: string;
   readonly reason: string;
 }
 
+/** Status keys of a refused item: v1's `rejected…` and `error`; the current generation's `agentWalletFailed`, `cancelOneRejected`, ... */
+const FAILED = /^rejected|^error$|Failed$|Rejected$/;
+
 /** The items of an accepted action's `statuses` that the venue refused, in order. */
 export function failedItems(statuses: readonly Record<string, unknown>[]): FailedItem[] {
   const failed: FailedItem[] = [];
   statuses.forEach((s, index) => {
     const [status, detail] = Object.entries(s)[0] ?? ['', undefined];
-    if (status.startsWith('rejected') || status === 'error' || status === 'depositFailed') failed.push({ index, status, reason: reasonOf(detail) });
+    if (FAILED.test(status)) failed.push({ index, status, reason: reasonOf(detail) });
   });
   return failed;
 }

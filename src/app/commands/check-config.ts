@@ -73,7 +73,16 @@ function ownKey(a: DaemonConfig['accounts'][number], index: number): string | un
 /** Reads markets, mids and the owners' accounts from the venue (an embedded one for venue.mode local) and checks the config against them. */
 async function onlineChecks(config: DaemonConfig, strategies: readonly LoadedStrategy[], doc: YamlDocument) {
   const local =
-    config.venue.mode === 'local' ? await startVenue({ ...venueOptions(config.venue.local), host: '127.0.0.1', port: 0, verifyOnWorker: false }) : undefined;
+    config.venue.mode === 'local'
+      ? await startVenue({
+          ...venueOptions(config.venue.local),
+          dialect: config.venue.dialect,
+          network: config.venue.network,
+          host: '127.0.0.1',
+          port: 0,
+          verifyOnWorker: false,
+        })
+      : undefined;
   const url = local?.url ?? config.venue.url!;
   const http = new HttpClient({
     baseUrl: url,

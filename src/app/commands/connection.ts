@@ -108,7 +108,7 @@ export interface ActionRequest {
 
 /**
  * Signs `request` with a fresh durable nonce, submits it once and prints the outcome; exit 0 only when the action was
- * accepted and the venue refused none of its items (`rejected…`, `error`, `depositFailed`).
+ * accepted and the venue refused none of its items (`rejected…`, `error`, `…Failed`, `…Rejected`).
  */
 export async function submitAction(venue: VenueTarget, request: ActionRequest, out: (line: string) => void): Promise<number> {
   const key = loadKey(venue);

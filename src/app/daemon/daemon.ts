@@ -12,7 +12,7 @@ import { Journal, startRetention } from '../../store/index.js';
 import type { LoadedStrategy } from '../../strategy/loader.js';
 import { onSignal } from '../../risk/index.js';
 import { createMetrics, startControlServer, componentLogger, strategyLogger, type ControlServer } from '../../telemetry/index.js';
-import { startVenue, type Venue } from '../../venue-sim/server/index.js';
+import { startVenue, type BlockRecord, type Venue } from '../../venue-sim/server/index.js';
 import type { DaemonConfig } from '../config/index.js';
 import { marketRuleFindings } from '../config/checks.js';
 import type { CommitmentPool } from '../../protocol/commitment-pool.js';
@@ -20,7 +20,7 @@ import { NonceSources } from '../../protocol/nonce.js';
 import { marketRulesOf } from '../../protocol/vocabulary.js';
 import { dedicateCpu } from '../../latency/dedicated-cpu.js';
 import { commitmentPool, startTrading } from '../trading.js';
-import { venueOptions } from '../venue-config.js';
+import { blockLine, venueOptions } from '../venue-config.js';
 import { loadAccounts, prepareAccounts, reportNonceLead, type DaemonAccount } from './accounts.js';
 import { control, readiness, statusOf, type LiveSession, type SessionEntry } from './control.js';
 import { RegistryMetricBackends, wireMetrics } from './metrics.js';
@@ -94,6 +94,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       const options = {
         port: 0,
         ...venueOptions(config.venue.local),
+        dialect: config.venue.dialect,
+        network: config.venue.network,
+        onBlock: (b: BlockRecord) => venueLog.debug(blockLine(b)),
         onInternalError: (e: unknown) => venueLog.error({ err: e }, 'local venue internal error'),
       };
       venue = await bound('venue.local.port', options.host ?? '127.0.0.1', options.port, startVenue(options));

@@ -1,5 +1,5 @@
 // Feeds the journal from a trading session: each signed batch before it is sent, order events, fills (those made while
-// nothing recorded included), position snapshots and funding payments.
+// nothing recorded included), position snapshots, funding payments and account notices (adl, refused cancels, fee tiers).
 // Invariants: a batch row is committed before its bytes reach the socket; a fill is journaled with the account's own side.
 
 import { Gauge, type Registry } from 'prom-client';
@@ -75,6 +75,7 @@ export function recordTrading(journal: Journal, parts: TradingParts<LiveVenue>, 
   const subscription = execution.events$().subscribe((e) => {
     journal.recordOrder({ ...e, account, atNs: BigInt(e.timeMs) * NS_PER_MS });
   });
+  subscription.add(accounts.notices$(account).subscribe((notice) => journal.recordNotice({ account, notice })));
   const equalFills = new KeyCounts(EQUAL_FILL_MEMORY);
   subscription.add(
     accounts.fills$(account).subscribe((f) => {

@@ -22,7 +22,7 @@ import {
   type Infer,
   type Schema,
 } from '../../core/schema.js';
-import { symbolSchema, TIFS, type TimeInForce } from '../../core/types.js';
+import { symbolSchema, TIFS } from '../../core/types.js';
 import { FX_SCALE, toFx } from '../fixed.js';
 import { key32 } from '../pubkey.js';
 
@@ -66,7 +66,11 @@ const u64Value: Schema<U64Value> = custom('u64', (v) => {
   u64Check.run(v);
   return v as U64Value;
 });
-const tif = string({ maxLength: 3, pattern: /^(?:gtc|ioc|alo)$/i, patternName: 'GTC, IOC or ALO (any case)' });
+const tif = string({
+  maxLength: 13,
+  pattern: /^(?:gtc|ioc|alo|alo_slide|alo_join|postOnlySlide|postOnlyJoin)$/i,
+  patternName: 'GTC, IOC, ALO, ALO_SLIDE or ALO_JOIN (any case; postOnlySlide, postOnlyJoin)',
+});
 const subAccountName = refine(string({ minLength: 1, maxLength: MAX_NAME_BYTES }), (v) =>
   Buffer.byteLength(v, 'utf8') > MAX_NAME_BYTES ? `longer than ${MAX_NAME_BYTES} UTF-8 bytes` : undefined,
 );
@@ -274,12 +278,18 @@ export function actionBody<K extends ActionTag>(action: Action, tag: K): ActionB
   return (action as Record<string, unknown>)[tag] as ActionBodies[K];
 }
 
-/** Wire index of a time-in-force given in any case (0 GTC, 1 IOC, 2 ALO). */
+/** Time-in-force names by wire index (§14: ALO_SLIDE 3 and ALO_JOIN 4 from API v1.0.20). */
+export const CURRENT_TIFS = [...TIFS, 'ALO_SLIDE', 'ALO_JOIN'] as const;
+export type CurrentTimeInForce = (typeof CURRENT_TIFS)[number];
+const TIF_ALIASES: Readonly<Record<string, number>> = { POSTONLYSLIDE: 3, POSTONLYJOIN: 4 };
+
+/** Wire index of a time-in-force given in any case (0 GTC, 1 IOC, 2 ALO, 3 ALO_SLIDE, 4 ALO_JOIN; -1 for anything else). */
 export function tifIndex(text: string): number {
   if (text === 'GTC') return 0;
   if (text === 'IOC') return 1;
   if (text === 'ALO') return 2;
-  return TIFS.indexOf(text.toUpperCase() as TimeInForce);
+  const upper = text.toUpperCase();
+  return TIF_ALIASES[upper] ?? CURRENT_TIFS.indexOf(upper as CurrentTimeInForce);
 }
 
 const LEAF_BODIES = {

@@ -130,8 +130,9 @@ export function orderUpdateModel(u: CurrentOrderUpdate): OrderUpdateModel {
 }
 
 /**
- * The v1 account data an account message stands for. A snapshot is the v1 snapshot followed by the marginUpdate and
- * one positionUpdate per position it already holds; adl, cancel rejections, fee tiers and legacy `order` have no v1 form.
+ * The model account data an account message stands for. A snapshot is the v1 snapshot followed by the marginUpdate and
+ * one positionUpdate per position it already holds; adl (`ADL` too), cancel rejections and fee tier updates pass as
+ * current-only data; the legacy `order` message is dropped.
  */
 export function accountDataModels(data: CurrentAccountData): AccountData[] {
   switch (data.type) {
@@ -148,7 +149,13 @@ export function accountDataModels(data: CurrentAccountData): AccountData[] {
     case 'marginUpdate':
     case 'leverageUpdate':
     case 'liquidation':
+    case 'cancelOneRejected':
+    case 'cancelAllRejected':
+    case 'feeTierUpdate':
       return [data];
+    case 'adl':
+    case 'ADL':
+      return [{ ...data, type: 'adl' }];
     default:
       return [];
   }

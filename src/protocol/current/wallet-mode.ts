@@ -2,12 +2,12 @@
 // Invariant: the clear-sign text equals the SDK's canonical text byte for byte; unsupported actions are refused, never guessed.
 
 import { ValidationError } from '../../core/errors.js';
-import { NETWORK_BYTE, TIFS, type Network } from '../../core/types.js';
+import { NETWORK_BYTE, type Network } from '../../core/types.js';
 import { sha256Hex } from '../hash.js';
 import { base58Encode } from '../base58.js';
 import { ByteWriter } from '../bytes.js';
 import { FX_SCALE, formatFx, toDouble } from '../fixed.js';
-import { actionBody, actionTag, tifIndex, type Action, type Scaled } from './actions.js';
+import { actionBody, actionTag, CURRENT_TIFS, tifIndex, type Action, type Scaled } from './actions.js';
 import { leverageSymbols } from './serialize.js';
 
 const encoder = new TextEncoder();
@@ -82,7 +82,7 @@ function actionLine(action: Action, path: string): string {
     }
     case 'l': {
       const l = actionBody(action, tag);
-      return `Limit ${l.c} ${side(l.b)} px=${formatScaled(l.px)} sz=${formatScaled(l.sz)} tif=${TIFS[tifIndex(l.tif)]} ro=${l.r} iso=${l.i}`;
+      return `Limit ${l.c} ${side(l.b)} px=${formatScaled(l.px)} sz=${formatScaled(l.sz)} tif=${CURRENT_TIFS[tifIndex(l.tif)]} ro=${l.r} iso=${l.i}`;
     }
     case 'mod': {
       const mod = actionBody(action, tag);

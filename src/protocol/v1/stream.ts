@@ -215,7 +215,26 @@ export type PositionUpdate = Infer<typeof positionUpdateSchema>;
 export type MarginUpdate = Infer<typeof marginUpdateSchema>;
 export type LeverageUpdate = Infer<typeof leverageUpdateSchema>;
 export type Liquidation = Infer<typeof liquidationSchema>;
-export type AccountData = Infer<typeof accountDataSchema>;
+/** A fee tier row as the current generation reports it (rates in basis points; volume in USD). */
+export interface FeeTierRow {
+  symbol: string;
+  rollingVolume: number;
+  tierIndex: number;
+  makerBps: number;
+  takerBps: number;
+}
+
+/**
+ * Account data only the current generation sends (v1 never does), carried in the same model: auto-deleveraging, a
+ * refused cancel (one order, or all of a symbol's or every symbol's when `symbol` is absent) and a fee tier change.
+ */
+export type CurrentOnlyAccountData =
+  | { type: 'adl'; symbol: string; price: number; size: number; isBuy: boolean; reason?: string | null | undefined; timestamp: bigint }
+  | { type: 'cancelOneRejected'; symbol: string; orderId: string; reason: string; timestamp: bigint }
+  | { type: 'cancelAllRejected'; symbol?: string | null | undefined; reason: string; timestamp: bigint }
+  | { type: 'feeTierUpdate'; feeTiers: FeeTierRow[]; ts: bigint };
+
+export type AccountData = Infer<typeof accountDataSchema> | CurrentOnlyAccountData;
 
 function dataMessage<T extends string, D>(type: T, data: Schema<D>) {
   return object({ type: literal(type), data, topic });
@@ -236,7 +255,8 @@ export const streamMessageSchema = tagged('type', {
   frontendContext: dataMessage('frontendContext', object({ ctx: array(marketContextSchema) })),
   risk: dataMessage('risk', object({ risk: riskSchema })),
 });
-export type StreamMessage = Infer<typeof streamMessageSchema>;
+/** A server message in the model: account data may also be current-only data (the current decoder's output). */
+export type StreamMessage = Exclude<Infer<typeof streamMessageSchema>, { type: 'account' }> | { type: 'account'; data: AccountData; topic: string };
 export type StreamMessageType = StreamMessage['type'];
 
 /**

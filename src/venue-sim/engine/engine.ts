@@ -5,7 +5,7 @@ import { ConfigError, ValidationError } from '../../core/errors.js';
 import { fundingRate, payFunding, samplePremium, type FundingParams } from './funding.js';
 import { checkAccounts, liquidateQueued } from './liquidation.js';
 import { DEFAULT_MARKETS, Market } from './markets.js';
-import { cancelAll, cancelOrder, fireTriggers, placeOrder } from './matching.js';
+import { cancelAll, cancelOrder, fireTriggers, modifyOrder, placeOrder } from './matching.js';
 import type { Account } from './model.js';
 import * as q from './queries.js';
 import { State } from './state.js';
@@ -35,12 +35,14 @@ import type {
   OrderActionResult,
   OrderHistoryRow,
   ItemStatus,
+  PositionUpdateEvent,
 } from './types.js';
 
 /** One place or cancel item's status (order ids missing from the action are generated from the seed). */
 function applyItem(st: State, account: string, item: OrderActionItem, id: string | null | undefined): ItemStatus {
   if ('order' in item) return placeOrder(st, account, item.order, id ?? st.prng.nextId());
   if ('cancel' in item) return cancelOrder(st, account, item.cancel);
+  if ('modify' in item) return modifyOrder(st, account, item.modify);
   return { error: { message: 'unknown order item' } };
 }
 
@@ -337,6 +339,12 @@ export class Engine {
   /** Last historyLimit terminal orders, newest first. */
   orderHistory(user: string): OrderHistoryRow[] {
     return q.orderHistory(this.st, this.st.accounts.get(user));
+  }
+
+  /** Open positions (size ≠ 0) with their figures at the current mark price, in market order. */
+  positionDetails(user: string): PositionUpdateEvent[] {
+    const a = this.st.accounts.get(user);
+    return a === undefined ? [] : a.positions.filter((p) => p.lots !== 0).map((p) => this.st.positionDetail(a, p));
   }
 
   marginSummary(user: string): MarginSummary {

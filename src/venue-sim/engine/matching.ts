@@ -6,7 +6,7 @@ import { KIND_LIMIT, KIND_MARKET, KIND_TRIGGER_LIMIT, KIND_TRIGGER_MARKET, TIF_A
 import type { Market, Order } from './model.js';
 import { hashId } from './orderindex.js';
 import type { State } from './state.js';
-import type { CancelItem, CloseReason, ItemStatus, PlaceOrderItem } from './types.js';
+import type { CancelItem, CloseReason, ItemStatus, ModifyItem, PlaceOrderItem } from './types.js';
 
 const SELF_TRADE = 1;
 const REDUCE_ONLY_EXHAUSTED = 2;
@@ -226,6 +226,38 @@ export function cancelOrder(st: State, key: string, item: CancelItem): ItemStatu
   if (o === undefined || o.account.key !== key || o.market.symbol !== item.c) return { error: { message: 'order not found' } };
   st.cancel(o, 'cancelled', null);
   return { cancelled: { oid: o.id } };
+}
+
+/**
+ * Sets the total size of `key`'s resting order to `item.sz` (above what already filled). A smaller order keeps its
+ * place in the queue; a larger one goes to the back of its level and must pass the initial-margin check.
+ */
+export function modifyOrder(st: State, key: string, item: ModifyItem): ItemStatus {
+  const o = typeof item.oid === 'string' ? st.orders.get(item.oid, hashId(item.oid)) : undefined;
+  if (o === undefined || o.account.key !== key || o.market.symbol !== item.c || o.level === null) return { error: { message: 'order not found' } };
+  const m = o.market;
+  const lots = m.lot.count(item.sz);
+  if (lots <= 0) return { error: { message: sizeProblem(item.sz) } };
+  if (lots <= o.filledLots) return { error: { message: 'new size must be above the size already filled' } };
+  const delta = lots - o.origLots;
+  if (delta === 0) return { resting: { oid: o.id } };
+  const a = o.account;
+  if (delta > 0 && !o.reduceOnly && !passesInitialMargin(a, m, o.isBuy ? delta : 0, o.isBuy ? 0 : delta, m.price(o.priceTicks), st.quoteScale)) {
+    return { error: { message: 'insufficient margin' } };
+  }
+  const p = a.positions[m.index]!;
+  const side = st.side(o);
+  if (delta > 0) side.remove(o);
+  else o.level.totalLots += delta;
+  o.origLots = lots;
+  o.remLots += delta;
+  if (o.isBuy) p.buyOpenLots += delta;
+  else p.sellOpenLots += delta;
+  const level = delta > 0 ? side.add(o) : o.level;
+  o.updatedNs = st.nowNs;
+  st.emitOrder(o);
+  st.emitLevel(m, o.isBuy, level);
+  return { resting: { oid: o.id } };
 }
 
 /** Cancels `key`'s live orders in `symbols` (all symbols when empty), appending one `cancelled` per order. */

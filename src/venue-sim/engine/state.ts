@@ -12,7 +12,7 @@ import type { BookSide, Level, Market, Position } from './model.js';
 import { OrderIndex } from './orderindex.js';
 import { RecentIdFilter } from './recentids.js';
 import { RecentSet, Ring } from './ring.js';
-import type { CloseReason, ClosedPositionRow, EngineEvent, FillRecord, OrderStatus } from './types.js';
+import type { CloseReason, ClosedPositionRow, EngineEvent, FillRecord, OrderStatus, PositionUpdateEvent } from './types.js';
 
 const ORDER_POOL_MAX = 1024;
 
@@ -403,24 +403,7 @@ export class State {
       for (const p of a.positions) {
         if (!p.dirty) continue;
         p.dirty = false;
-        const m = p.market;
-        const mark = m.markPrice();
-        const size = m.size(p.lots);
-        this.events.push({
-          type: 'positionUpdate',
-          account: a.key,
-          symbol: m.symbol,
-          size,
-          price: this.entryPrice(p),
-          realizedPnl: unitsToUsd(p.realized, qs),
-          unrealizedPnl: p.lots === 0 ? 0 : size * mark - unitsToUsd(p.signedCost(), qs),
-          leverage: a.leverage[m.index]!,
-          markPrice: mark,
-          notional: Math.abs(size) * mark,
-          fees: unitsToUsd(p.fees, qs),
-          funding: unitsToUsd(p.funding, qs),
-          timestamp: this.nowNs,
-        });
+        this.events.push(this.positionDetail(a, p));
       }
       this.events.push({
         type: 'marginUpdate',
@@ -439,6 +422,29 @@ export class State {
       if (r.hasPosition && r.equity < r.maintenanceMargin) this.underwater.push(a);
     }
     this.dirtyCount = 0;
+  }
+
+  /** The position's figures at the current mark price, as its positionUpdate event carries them. */
+  positionDetail(a: Account, p: Position): PositionUpdateEvent {
+    const qs = this.quoteScale;
+    const m = p.market;
+    const mark = m.markPrice();
+    const size = m.size(p.lots);
+    return {
+      type: 'positionUpdate',
+      account: a.key,
+      symbol: m.symbol,
+      size,
+      price: this.entryPrice(p),
+      realizedPnl: unitsToUsd(p.realized, qs),
+      unrealizedPnl: p.lots === 0 ? 0 : size * mark - unitsToUsd(p.signedCost(), qs),
+      leverage: a.leverage[m.index]!,
+      markPrice: mark,
+      notional: Math.abs(size) * mark,
+      fees: unitsToUsd(p.fees, qs),
+      funding: unitsToUsd(p.funding, qs),
+      timestamp: this.nowNs,
+    };
   }
 
   private sweepReduceOnly(a: Account, p: Position): void {

@@ -110,7 +110,15 @@ export interface CancelAllItem {
   c: readonly string[];
 }
 
-export type OrderActionItem = { order: PlaceOrderItem } | { cancel: CancelItem } | { cancelAll: CancelAllItem };
+/** Changes the size of a resting order (current generation `mod`). */
+export interface ModifyItem {
+  c: string;
+  oid: OrderIdText;
+  /** new total size, base units: above the size already filled */
+  sz: number;
+}
+
+export type OrderActionItem = { order: PlaceOrderItem } | { cancel: CancelItem } | { cancelAll: CancelAllItem } | { modify: ModifyItem };
 
 export interface OrderActionContext {
   /** order id per item index (base58 text of the 32-byte hash the server computed); missing ids are generated from the seed */

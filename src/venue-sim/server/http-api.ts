@@ -1,17 +1,18 @@
-// HTTP interface of the local venue under /api/v1: account queries, signed actions, exchangeInfo
-// and l2book. Invariant: a malformed or refused request gets a 4xx JSON error (gaps §4) and changes
+// HTTP interface of the local venue under /api/v1: account queries, signed actions, exchangeInfo,
+// l2book, ticker, klines and stats. Invariant: a malformed or refused request gets a 4xx JSON error (gaps §4) and changes
 // no state; the venue answers 500 only for its own bugs, never for anything a client sends.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError } from '../../core/errors.js';
 import { parseJson, stringifyJson } from '../../core/json.js';
 import { parse } from '../../core/schema.js';
-import { accountQuerySchema } from '../../protocol/v1/account.js';
+import { accountQuerySchema, type AccountQueryType } from '../../protocol/v1/account.js';
 import { actionTypeForPath, createRequestBodySchema, type ActionType, type RequestBody } from '../../protocol/v1/actions.js';
 import { orderIdsOf } from '../../protocol/v1/order-id.js';
 import type { Clock } from '../../core/clock.js';
 import type { Engine, LeverageEntry, MarketInfo } from '../engine/index.js';
 import { authorize, verifySignature, type AuthDeps } from './auth.js';
+import { isCurrentEnvelope, type CurrentOrderApi } from './current-api.js';
 import { toMs } from './streams.js';
 import { decimalsOf } from '../decimals.js';
 import { HttpError, readBody, requestUrl, sendError, sendJson, TurnQueue, type RateLimiter } from './http-util.js';
@@ -32,7 +33,39 @@ export interface ApiOptions extends AuthDeps {
   readonly afterChange: () => void;
   /** Reports a bug (an exception that is not the client's fault). */
   readonly onInternalError: (e: unknown) => void;
+  /** POST /order bodies in the current generation's envelope (`actions`). */
+  readonly current: CurrentOrderApi;
+  /** Rows of POST /account in the venue's dialect. */
+  readonly accountRows: (type: AccountQueryType, user: string) => unknown;
+  /** GET /ticker/{symbol}, /klines and /stats. */
+  readonly marketData: MarketDataSource;
 }
+
+/** The market-data answers the streams also publish (venue-protocol §8.2, §9.3). */
+export interface MarketDataSource {
+  ticker(symbol: string): unknown;
+  candles(symbol: string, intervalMs: number, startMs: number, endMs: number): unknown[];
+  exchangeStats(period: string, symbol: string | undefined): unknown;
+}
+
+const MINUTE_MS = 60_000;
+/** /klines intervals the local venue serves: whole minutes within its 24 hours of history. */
+const INTERVAL_MS: Readonly<Record<string, number>> = {
+  '1m': MINUTE_MS,
+  '3m': 3 * MINUTE_MS,
+  '5m': 5 * MINUTE_MS,
+  '15m': 15 * MINUTE_MS,
+  '30m': 30 * MINUTE_MS,
+  '1h': 60 * MINUTE_MS,
+  '2h': 120 * MINUTE_MS,
+  '4h': 240 * MINUTE_MS,
+  '6h': 360 * MINUTE_MS,
+  '8h': 480 * MINUTE_MS,
+  '12h': 720 * MINUTE_MS,
+  '1d': 1440 * MINUTE_MS,
+};
+/** /stats periods and their aliases (§8.2); anything else is 1d. */
+const PERIODS: Readonly<Record<string, string>> = { '1d': '1d', '7d': '7d', '30d': '30d', '90d': '90d', '3m': '90d', '1y': '1y', '365d': '1y', all: 'all' };
 
 type Handler = (req: IncomingMessage, url: URL) => Promise<string> | string;
 
@@ -56,13 +89,15 @@ export function createApi(opts: ApiOptions): (req: IncomingMessage, res: ServerR
   const queries = new TurnQueue(opts.maxWaitingQueries);
   const account: Handler = async (req) => {
     const q = parse(accountQuerySchema, await readJson(req));
-    return queries.run(() => stringifyJson(opts.engine.query(q.type, q.user)));
+    return queries.run(() => stringifyJson(opts.accountRows(q.type, q.user)));
   };
 
   const signed =
     (type: ActionType): Handler =>
     async (req) => {
-      const body = parse(bodySchema(type), await readJson(req)) as RequestBody;
+      const json = await readJson(req);
+      if (type === 'order' && isCurrentEnvelope(json)) return opts.current.handle(json, headerText(req.headers['x-bulk-sig-mode']));
+      const body = parse(bodySchema(type), json) as RequestBody;
       const authentic = await verifySignature(body, opts.verifier);
       const refused = authentic ? authorize(type, body, opts, opts.clock.nowNs()) : 'bad signature';
       if (refused !== undefined) return JSON.stringify({ status: 'error', response: { type, data: { statuses: [{ error: { message: refused } }] } } });
@@ -87,9 +122,42 @@ export function createApi(opts: ApiOptions): (req: IncomingMessage, res: ServerR
     return JSON.stringify({ updateType: 'snapshot', symbol, levels: [b.bids, b.asks], timestamp: toMs(b.timestamp) });
   };
 
+  const knownSymbol = (symbol: string | null | undefined, name: string): string => {
+    if (!symbol) throw new HttpError(400, 'BAD_REQUEST', `${name} is required`);
+    if (!opts.engine.marketInfo(symbol)) throw new HttpError(404, 'UNKNOWN_SYMBOL', `unknown symbol ${JSON.stringify(symbol.slice(0, 32))}`);
+    return symbol;
+  };
+
+  const ticker =
+    (symbol: string): Handler =>
+    () =>
+      stringifyJson(opts.marketData.ticker(knownSymbol(symbol, 'symbol')));
+
+  const klines: Handler = (_req, url) => {
+    const symbol = knownSymbol(url.searchParams.get('symbol'), 'symbol');
+    const interval = url.searchParams.get('interval') ?? '';
+    const intervalMs = INTERVAL_MS[interval];
+    if (intervalMs === undefined) throw new HttpError(400, 'BAD_REQUEST', `interval must be one of ${Object.keys(INTERVAL_MS).join(', ')}`);
+    const msParam = (name: string, fallback: number) => {
+      const text = url.searchParams.get(name);
+      if (text === null) return fallback;
+      const ms = Number(text);
+      if (!Number.isSafeInteger(ms) || ms < 0) throw new HttpError(400, 'BAD_REQUEST', `${name} must be epoch milliseconds`);
+      return ms;
+    };
+    const endMs = msParam('endTime', opts.clock.nowMs());
+    return JSON.stringify(opts.marketData.candles(symbol, intervalMs, msParam('startTime', 0), endMs));
+  };
+
+  const stats: Handler = (_req, url) => {
+    const period = PERIODS[url.searchParams.get('period') ?? '1d'] ?? '1d';
+    return JSON.stringify(opts.marketData.exchangeStats(period, url.searchParams.get('symbol') ?? undefined));
+  };
+
   const route = (method: string, path: string): Handler => {
-    const gets: Record<string, Handler> = { '/exchangeInfo': exchangeInfo, '/l2book': l2book };
-    if (gets[path]) return method === 'GET' ? gets[path]! : methodNotAllowed('GET');
+    const gets: Record<string, Handler> = { '/exchangeInfo': exchangeInfo, '/l2book': l2book, '/klines': klines, '/stats': stats };
+    const get = gets[path] ?? (path.startsWith('/ticker/') ? ticker(decodedSegment(path.slice('/ticker/'.length))) : undefined);
+    if (get) return method === 'GET' ? get : methodNotAllowed('GET');
     const type = actionTypeForPath(path);
     if (path !== '/account' && type === undefined) throw new HttpError(404, 'NOT_FOUND', `no endpoint ${JSON.stringify(path.slice(0, 64))}`);
     if (method !== 'POST') return methodNotAllowed('POST');
@@ -122,6 +190,18 @@ export function createApi(opts: ApiOptions): (req: IncomingMessage, res: ServerR
         res.destroy();
       });
   };
+}
+
+function decodedSegment(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new HttpError(400, 'BAD_REQUEST', 'malformed percent-encoding in the path');
+  }
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function methodNotAllowed(allowed: string): Handler {

@@ -10,7 +10,9 @@ import { systemClock, type Clock } from '../../core/clock.js';
 import { MAX_BATCH_ITEMS } from '../../protocol/v1/actions.js';
 import { Engine, type EngineOptions, type MarketConfig } from '../engine/index.js';
 import { MarketFlow, type FlowOptions } from '../flow.js';
+import type { Dialect, Network } from '../../core/types.js';
 import { oracleKeySet } from './auth.js';
+import { CurrentOrderApi, type BlockRecord } from './current-api.js';
 import { API_PREFIX, createApi } from './http-api.js';
 import { answerClientError, endWithError, HttpError, RateLimiter, sendError, type RateLimitOptions } from './http-util.js';
 import { NonceGuard } from './nonce-guard.js';
@@ -18,6 +20,8 @@ import { venueSchedule } from './schedule.js';
 import { VenueStreams } from './streams.js';
 import { inlineVerifier, workerVerifier } from './verify-pool.js';
 import { WsHub, type HubOptions } from './ws-hub.js';
+
+export type { BlockRecord } from './current-api.js';
 
 export interface VenueOptions {
   /** Bind address. Default 127.0.0.1. */
@@ -56,6 +60,17 @@ export interface VenueOptions {
   /** Verify signatures on a worker thread (default), or on the main thread. */
   verifyOnWorker?: boolean;
   clock?: Clock;
+  /**
+   * Wire dialect of the unsigned surfaces (POST /account rows, the account stream); POST /order takes either
+   * generation's envelope whatever this is. Default v1.
+   */
+  dialect?: Dialect;
+  /** Network whose domain byte current-generation signatures must carry. Default testnet. */
+  network?: Network;
+  /** Current-generation transactions arriving within this many ms run as one block (§14); 0 = one event-loop turn. Default 0. */
+  blockMs?: number;
+  /** Called after each current-generation block (its seed, transactions and execution order). */
+  onBlock?: (block: BlockRecord) => void;
   /** Called with exceptions that are the venue's own bugs. Default: print to stderr. */
   onInternalError?: (e: unknown) => void;
 }
@@ -69,6 +84,10 @@ export interface Venue {
   readonly engine: Engine;
   readonly hub: WsHub;
   readonly flow: MarketFlow | undefined;
+  /** Dialect of the unsigned surfaces (VenueOptions.dialect). */
+  readonly dialect: Dialect;
+  /** Network of current-generation signatures (VenueOptions.network). */
+  readonly network: Network;
   /** Runs one flow round and one schedule tick now (tests use it instead of waiting). */
   step(): void;
   close(): Promise<void>;
@@ -79,15 +98,33 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
   const clock = opts.clock ?? systemClock();
   const seed = opts.seed ?? 1;
   const engine = opts.resume ?? new Engine({ ...opts.engine, ...(opts.markets ? { markets: opts.markets } : {}), seed, clock });
-  const streams = new VenueStreams(engine);
+  const dialect = opts.dialect ?? 'v1';
+  const network = opts.network ?? 'testnet';
+  const streams = new VenueStreams(engine, dialect);
   const onInternalError = opts.onInternalError ?? ((e: unknown) => process.stderr.write(`venue internal error: ${(e as Error)?.stack ?? String(e)}\n`));
 
   const verifier = opts.verifyOnWorker === false ? inlineVerifier() : workerVerifier((e) => onInternalError(e));
+  const nonces = new NonceGuard();
+  const current = new CurrentOrderApi({
+    engine,
+    verifier,
+    nonces,
+    oracleKeys,
+    network,
+    clock,
+    blockMs: opts.blockMs ?? 0,
+    afterChange: () => schedule.publish(),
+    onCancelRejected: (account, symbol, orderId, reason) => streams.publishCancelRejected(account, symbol, orderId, reason),
+    ...(opts.onBlock ? { onBlock: opts.onBlock } : {}),
+  });
   const api = createApi({
     engine,
     verifier,
-    nonces: new NonceGuard(),
+    nonces,
     oracleKeys,
+    current,
+    accountRows: (type, user) => streams.accountRows(type, user),
+    marketData: streams,
     maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
     maxBatchItems: opts.maxBatchItems ?? MAX_BATCH_ITEMS,
     maxWaitingQueries: opts.maxWaitingQueries ?? 64,
@@ -128,6 +165,7 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
 
   const stop = async () => {
     for (const t of timers) clearInterval(t);
+    current.close();
     hub.close();
     wss.close();
     await verifier.close();
@@ -155,6 +193,8 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
     engine,
     hub,
     flow,
+    dialect,
+    network,
     step: schedule.step,
     async close() {
       server.closeAllConnections();

@@ -12,6 +12,19 @@ interface Bucket {
   close: number;
   volume: number;
   quoteVolume: number;
+  trades: number;
+}
+
+/** One candle (venue-protocol §8.2 /klines): open time `t` and close time `T` in epoch ms, base volume `v`, `n` trades. */
+export interface Candle {
+  t: number;
+  T: number;
+  o: number;
+  h: number;
+  l: number;
+  c: number;
+  v: number;
+  n: number;
 }
 
 export interface DayStats {
@@ -38,13 +51,38 @@ export class RollingStats {
     const minute = Math.floor(timeMs / MINUTE_MS);
     const slot = minute % BUCKETS;
     let b = ring[slot];
-    if (!b || b.minute !== minute) ring[slot] = b = { minute, open: px, high: px, low: px, close: px, volume: 0, quoteVolume: 0 };
+    if (!b || b.minute !== minute) ring[slot] = b = { minute, open: px, high: px, low: px, close: px, volume: 0, quoteVolume: 0, trades: 0 };
     if (px > b.high) b.high = px;
     if (px < b.low) b.low = px;
     b.close = px;
     b.volume += sz;
     b.quoteVolume += px * sz;
+    b.trades++;
     this.last.set(symbol, px);
+  }
+
+  /**
+   * Candles of `intervalMs` (a whole number of minutes) with trades in [`startMs`, `endMs`], oldest first, from the
+   * last 24 hours of per-minute buckets; intervals without trades are left out.
+   */
+  candles(symbol: string, intervalMs: number, startMs: number, endMs: number): Candle[] {
+    const ring = this.buckets.get(symbol);
+    if (!ring) return [];
+    const minutes = ring.filter((b): b is Bucket => b !== undefined && b.minute * MINUTE_MS >= startMs && b.minute * MINUTE_MS <= endMs);
+    minutes.sort((x, y) => x.minute - y.minute);
+    const out: Candle[] = [];
+    for (const b of minutes) {
+      const t = Math.floor((b.minute * MINUTE_MS) / intervalMs) * intervalMs;
+      const c = out.at(-1);
+      if (c && c.t === t) {
+        c.h = Math.max(c.h, b.high);
+        c.l = Math.min(c.l, b.low);
+        c.c = b.close;
+        c.v += b.volume;
+        c.n += b.trades;
+      } else out.push({ t, T: t + intervalMs - 1, o: b.open, h: b.high, l: b.low, c: b.close, v: b.volume, n: b.trades });
+    }
+    return out;
   }
 
   /** Statistics of the 24 hours up to `nowMs`. */

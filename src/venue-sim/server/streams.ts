@@ -5,14 +5,15 @@
 import { safeParse } from '../../core/schema.js';
 import { stringifyJson } from '../../core/json.js';
 import { subscriptionSchema, topicsOf } from '../../protocol/v1/stream.js';
-import type { Engine } from '../engine/index.js';
+import type { Dialect } from '../../core/types.js';
+import type { AccountQueryType, Engine } from '../engine/index.js';
 import type { BookLevelRow, EngineEvent, FillRecord, PositionUpdateEvent } from '../engine/index.js';
+import { currentAccountRows, currentFullAccount, currentOnlyMessage, currentOrderUpdate, fillMessage, positionRow } from './current-wire.js';
 import { roundToStep } from '../decimals.js';
-import { RollingStats, type DayStats } from './stats.js';
+import { RollingStats, type Candle, type DayStats } from './stats.js';
 import { topicOfKey, type TopicSource, type WsHub } from './ws-hub.js';
 
 const NS_PER_MS = 1_000_000n;
-const REASON_CODE = { normal: 0, liquidation: 1, adl: 2 } as const;
 /** Depth of l2snapshot messages when the subscription names no `nlevels`. */
 export const DEFAULT_SNAPSHOT_LEVELS = 20;
 
@@ -25,11 +26,6 @@ export function toMs(ns: bigint): number {
   return Number(ns / NS_PER_MS);
 }
 
-/** "abcd..wxyz": the counterparty hint of a fill (never the whole key). */
-function hint(key: string): string {
-  return `${key.slice(0, 4)}..${key.slice(-4)}`;
-}
-
 /** Where the streams publish: the WebSocket hub, or anything else that takes its messages (a synthetic recording). */
 export type StreamSink = Pick<WsHub, 'publish' | 'hasSubscribers' | 'activeTopics'>;
 
@@ -37,7 +33,11 @@ export class VenueStreams implements TopicSource {
   readonly stats = new RollingStats();
   private hub: StreamSink | undefined;
 
-  constructor(private readonly engine: Engine) {}
+  /** `dialect` decides the shapes of account messages (market data has one shape in both). */
+  constructor(
+    private readonly engine: Engine,
+    private readonly dialect: Dialect = 'v1',
+  ) {}
 
   attach(hub: StreamSink): void {
     this.hub = hub;
@@ -59,8 +59,10 @@ export class VenueStreams implements TopicSource {
     const stream = dot < 0 ? topic : topic.slice(0, dot);
     const arg = topic.slice(dot + 1);
     switch (stream) {
-      case 'account':
-        return [this.text(topic, 'account', { type: 'accountSnapshot', ...this.engine.fullAccount(arg) })];
+      case 'account': {
+        const snapshot = this.dialect === 'current' ? this.currentFullAccount(arg) : this.engine.fullAccount(arg);
+        return [this.text(topic, 'account', { type: 'accountSnapshot', ...snapshot })];
+      }
       case 'l2delta':
         return [this.text(topic, 'l2Delta', { book: this.book(arg, Infinity) })];
       case 'l2snapshot':
@@ -83,23 +85,25 @@ export class VenueStreams implements TopicSource {
       switch (e.type) {
         case 'orderUpdate':
           if (!hub?.hasSubscribers(`account.${e.account}`)) break;
-          hub.publish(`account.${e.account}`, 'account', {
-            type: 'orderUpdate',
-            status: e.status,
-            symbol: e.symbol,
-            orderId: e.orderId,
-            price: e.price,
-            originalSize: e.originalSize,
-            size: e.size,
-            filledSize: e.filledSize,
-            vwap: e.vwap,
-            isBuy: e.isBuy,
-            maker: e.maker,
-            reduceOnly: e.reduceOnly,
-            tif: e.tif,
-            timestamp: e.timestamp,
-            reason: e.reason,
-          });
+          if (this.dialect === 'current') hub.publish(`account.${e.account}`, 'account', currentOrderUpdate(e));
+          else
+            hub.publish(`account.${e.account}`, 'account', {
+              type: 'orderUpdate',
+              status: e.status,
+              symbol: e.symbol,
+              orderId: e.orderId,
+              price: e.price,
+              originalSize: e.originalSize,
+              size: e.size,
+              filledSize: e.filledSize,
+              vwap: e.vwap,
+              isBuy: e.isBuy,
+              maker: e.maker,
+              reduceOnly: e.reduceOnly,
+              tif: e.tif,
+              timestamp: e.timestamp,
+              reason: e.reason,
+            });
           break;
         case 'fill':
           this.publishFill(e.fill);
@@ -114,8 +118,18 @@ export class VenueStreams implements TopicSource {
           break;
         }
         case 'positionUpdate':
-          if (hub?.hasSubscribers(`account.${e.account}`)) hub.publish(`account.${e.account}`, 'account', this.positionUpdate(e));
+          if (!hub?.hasSubscribers(`account.${e.account}`)) break;
+          hub.publish(
+            `account.${e.account}`,
+            'account',
+            this.dialect === 'current' ? { type: 'positionUpdate', ...positionRow(this.engine, e, this.liquidationPriceOf(e)) } : this.positionUpdate(e),
+          );
           break;
+        case 'adl': {
+          const m = this.dialect === 'current' ? currentOnlyMessage(e) : undefined;
+          if (m) hub?.publish(`account.${e.account}`, 'account', m);
+          break;
+        }
         case 'marginUpdate': {
           if (!hub?.hasSubscribers(`account.${e.account}`)) break;
           const { type: _t, account, timestamp: _ts, maintenanceMargin: _mm, ...margin } = e;
@@ -160,25 +174,10 @@ export class VenueStreams implements TopicSource {
     this.stats.record(f.symbol, f.price, f.amount, timeMs);
     const hub = this.hub;
     if (!hub) return;
-    const reasonCode = REASON_CODE[f.reason];
     const reason = f.reason === 'normal' ? null : f.reason;
     for (const maker of [true, false]) {
       const account = maker ? f.maker : f.taker;
-      if (!hub.hasSubscribers(`account.${account}`)) continue;
-      hub.publish(`account.${account}`, 'account', {
-        type: 'fill',
-        symbol: f.symbol,
-        orderId: maker ? f.orderIdMaker : f.orderIdTaker,
-        price: f.price,
-        size: f.amount,
-        fee: maker ? f.makerFee : f.takerFee,
-        isBuy: maker ? !f.isBuy : f.isBuy,
-        reasonCode,
-        reason,
-        counterpartyHint: hint(maker ? f.taker : f.maker),
-        timestamp: f.timestamp,
-        maker,
-      });
+      if (hub.hasSubscribers(`account.${account}`)) hub.publish(`account.${account}`, 'account', fillMessage(f, maker));
     }
     if (!hub.hasSubscribers(`trades.${f.symbol}`)) return;
     const trade = { s: f.symbol, px: f.price, sz: f.amount, time: timeMs, side: f.isBuy, maker: f.maker, taker: f.taker, reason, liq: f.reason !== 'normal' };
@@ -186,24 +185,75 @@ export class VenueStreams implements TopicSource {
   }
 
   private positionUpdate(e: PositionUpdateEvent): Record<string, unknown> {
-    const mmf = this.engine.marketInfo(e.symbol)?.maintenanceMarginFraction ?? 0;
+    const { iso: _iso, protection: _protection, ...row } = positionRow(this.engine, e, this.liquidationPriceOf(e));
+    return { type: 'positionUpdate', ...row };
+  }
+
+  /** GET /klines rows (venue-protocol §8.2): candles of the last 24 hours, prices and volume on the market's steps. */
+  candles(symbol: string, intervalMs: number, startMs: number, endMs: number): Candle[] {
+    const m = this.engine.marketInfo(symbol)!;
+    return this.stats.candles(symbol, intervalMs, startMs, endMs).map((c) => ({ ...c, v: roundToStep(c.v, m.lotSize) }));
+  }
+
+  /** GET /stats (venue-protocol §8.2): every period is the rolling 24 hours, as the real venue says of itself. */
+  exchangeStats(period: string, symbol: string | undefined) {
+    const nowMs = toMs(this.engine.nowNs);
+    const symbols = symbol === undefined ? this.engine.markets().map((m) => m.symbol) : [symbol];
+    const markets = symbols.map((sym) => {
+      const info = this.engine.marketInfo(sym);
+      const state = this.engine.marketState(sym);
+      if (!info || !state) {
+        return { symbol: sym, volume: 0, quoteVolume: 0, openInterest: 0, fundingRate: 0, fundingRateAnnualized: 0, lastPrice: 0, markPrice: 0 };
+      }
+      const day = this.day(sym);
+      const fundingRate = this.engine.predictedFundingRate(sym) ?? 0;
+      const perYear = (365 * 86_400_000_000_000) / Number(info.fundingIntervalNs);
+      return {
+        symbol: sym,
+        volume: day.volume,
+        quoteVolume: day.quoteVolume,
+        openInterest: state.openInterest,
+        fundingRate,
+        fundingRateAnnualized: fundingRate * perYear,
+        lastPrice: state.lastPrice,
+        markPrice: state.markPrice,
+      };
+    });
+    const sum = (f: (m: (typeof markets)[number]) => number) =>
+      roundToStep(
+        markets.reduce((a, m) => a + f(m), 0),
+        0.01,
+      );
     return {
-      type: 'positionUpdate',
-      symbol: e.symbol,
-      size: e.size,
-      price: e.price,
-      realizedPnl: e.realizedPnl,
-      unrealizedPnl: e.unrealizedPnl,
-      leverage: e.leverage,
-      liquidationPrice: this.liquidationPrice(e, mmf),
-      fairPrice: e.markPrice,
-      notional: e.notional,
-      fees: e.fees,
-      funding: e.funding,
-      maintenanceMargin: Math.abs(e.notional) * mmf,
-      lambda: 0,
-      riskAllocation: 0,
+      timestamp: nowMs,
+      period,
+      volume: { totalUsd: sum((m) => m.quoteVolume) },
+      openInterest: { totalUsd: sum((m) => m.openInterest * m.markPrice) },
+      funding: { rates: Object.fromEntries(markets.map((m) => [m.symbol, { current: m.fundingRate, annualized: m.fundingRateAnnualized }])) },
+      markets,
     };
+  }
+
+  /** Account rows of `POST /account` in this venue's dialect. */
+  accountRows(type: AccountQueryType, user: string): unknown {
+    return this.dialect === 'current' ? currentAccountRows(this.engine, type, user, (e) => this.liquidationPriceOf(e)) : this.engine.query(type, user);
+  }
+
+  /** A refused cancel on the account stream (current generation only; v1 has no such message). */
+  publishCancelRejected(account: string, symbol: string, orderId: string | undefined, reason: string): void {
+    if (this.dialect !== 'current') return;
+    const timestamp = this.engine.nowNs;
+    const data =
+      orderId === undefined ? { type: 'cancelAllRejected', symbol, reason, timestamp } : { type: 'cancelOneRejected', symbol, orderId, reason, timestamp };
+    this.hub?.publish(`account.${account}`, 'account', data);
+  }
+
+  private currentFullAccount(user: string) {
+    return currentFullAccount(this.engine, user, (e) => this.liquidationPriceOf(e));
+  }
+
+  private liquidationPriceOf(e: PositionUpdateEvent): number {
+    return this.liquidationPrice(e, this.engine.marketInfo(e.symbol)?.maintenanceMarginFraction ?? 0);
   }
 
   /**

@@ -13,6 +13,7 @@ import { RECONCILE_OWNER } from '../../../src/execution/reconcile.js';
 import { codecFor } from '../../../src/protocol/codecs.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { signRequest } from '../../../src/protocol/sign.js';
+import type { Dialect } from '../../../src/core/types.js';
 import { Journal } from '../../../src/store/index.js';
 import { createLogger } from '../../../src/telemetry/index.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
@@ -26,7 +27,7 @@ const eventLoopCpus = () => /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/
 /** The daemon also runs with a dedicated CPU where the machine allows it (2+ CPUs, util-linux). */
 const DEDICATE = canDedicateCpu(0);
 
-function config(dir: string, venue: Venue): string {
+function config(dir: string, venue: Venue, dialect: Dialect): string {
   const path = join(dir, 'daemon.yaml');
   writeFileSync(
     path,
@@ -35,6 +36,7 @@ function config(dir: string, venue: Venue): string {
       `  mode: remote`,
       `  url: ${venue.url}`,
       `  wsUrl: ${venue.wsUrl}`,
+      `  dialect: ${dialect}`,
       'accounts:',
       '  - name: main',
       '    secretKey: ${MAIN_SECRET}',
@@ -71,9 +73,9 @@ function config(dir: string, venue: Venue): string {
   return path;
 }
 
-describe('daemon (in process, against a local venue)', () => {
+describe.each<Dialect>(['v1', 'current'])('daemon (in process, against a local venue) in the %s dialect', (dialect) => {
   it('runs several accounts (an owner key, its agent, another key) and strategies; resolves unanswered batches first', async () => {
-    const venue = await startVenue({ seed: 3 });
+    const venue = await startVenue({ seed: 3, dialect });
     cleanup.push(() => venue.close());
     const dir = mkdtempSync(join(tmpdir(), 'perpbot-daemon-'));
     const main = Keypair.fromBytes(randomBytes(32));
@@ -81,11 +83,11 @@ describe('daemon (in process, against a local venue)', () => {
 
     // A batch the last run signed and sent but never saw answered, and one it signed and never sent.
     venue.engine.faucet(main.publicKey, 10_000);
-    const http = new HttpClient({ baseUrl: venue.url, dialect: 'v1' });
+    const http = new HttpClient({ baseUrl: venue.url, dialect });
     cleanup.push(() => http.close());
     const signedOrder = (price: number, nonce: bigint) =>
-      signRequest(codecFor('v1'), main, {
-        actions: placeAction('v1', { symbol: 'BTC-USD', side: 'buy', size: 0.001, price, tif: 'GTC', reduceOnly: false }, undefined),
+      signRequest(codecFor(dialect), main, {
+        actions: placeAction(dialect, { symbol: 'BTC-USD', side: 'buy', size: 0.001, price, tif: 'GTC', reduceOnly: false }, undefined),
         account: main.publicKey,
         signer: main.publicKey,
         nonce,
@@ -117,7 +119,7 @@ describe('daemon (in process, against a local venue)', () => {
 
     const logs: string[] = [];
     const out: string[] = [];
-    const { config: cfg, strategies } = await checkDaemonConfig(config(dir, venue), { MAIN_SECRET: secret });
+    const { config: cfg, strategies } = await checkDaemonConfig(config(dir, venue, dialect), { MAIN_SECRET: secret });
     const cpusAtStart = DEDICATE ? eventLoopCpus() : undefined;
     let daemon: Daemon | undefined = await startDaemon({
       config: cfg,

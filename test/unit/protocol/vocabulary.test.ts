@@ -1,5 +1,6 @@
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
+import { applyAccountUpdate } from '../../../src/account/state.js';
 import type { AccountUpdate } from '../../../src/core/account-data.js';
 import { TERMINAL_ORDER_STATUSES, NON_TERMINAL_ORDER_STATUSES } from '../../../src/core/intent.js';
 import { parse } from '../../../src/core/schema.js';
@@ -719,5 +720,27 @@ describe("itemResultsOf: the items of an accepted action's answer (spec: States 
 
   it('an error entry without a message, and an entry that is no object', () => {
     expect(itemResultsOf([{ error: {} }, { resting: null }, {}])).toEqual([{ kind: 'error', message: 'error' }, { kind: 'done' }, { kind: 'done' }]);
+  });
+});
+
+describe('current-only account data in the vocabulary', () => {
+  const TS = 1_770_918_312_787_284_000n;
+
+  it('adl, refused cancels and fee tier updates become notices; fee tiers of a snapshot reach the state', () => {
+    const adl = accountUpdateOf({ type: 'adl', symbol: 'BTC-USD', price: 120_000, size: -0.1, isBuy: false, reason: null, timestamp: TS });
+    expect(adl).toEqual({
+      kind: 'notice',
+      notice: { kind: 'adl', symbol: 'BTC-USD', price: 120_000, size: 0.1, side: 'sell', reason: undefined, venueTimeNs: TS },
+    });
+    expect(accountUpdateOf({ type: 'cancelAllRejected', reason: 'nothing to cancel', timestamp: TS })).toEqual({
+      kind: 'notice',
+      notice: { kind: 'cancelRejected', symbol: undefined, orderId: undefined, reason: 'nothing to cancel', venueTimeNs: TS },
+    });
+    const tier = { symbol: 'BTC-USD', rollingVolume: 2e6, tierIndex: 1, makerBps: 1.8, takerBps: 3.3 };
+    const update = accountUpdateOf({ type: 'feeTierUpdate', feeTiers: [tier], ts: TS })!;
+    const fee = { symbol: 'BTC-USD', tierIndex: 1, rollingVolumeUsd: 2e6, makerBps: 1.8, takerBps: 3.3 };
+    expect(update).toEqual({ kind: 'notice', notice: { kind: 'feeTiers', feeTiers: [fee], venueTimeNs: TS } });
+    const empty = applyAccountUpdate('u', undefined, { kind: 'snapshot', snapshot: { openOrders: [], positions: [], collateral: [], leverage: [] } });
+    expect(applyAccountUpdate('u', empty, update)?.feeTiers?.get('BTC-USD')).toEqual(fee);
   });
 });

@@ -205,6 +205,39 @@ describe('Journal', () => {
       expect(again.positions()).toEqual([p2, eth]);
     });
 
+    it('keep the account notices of the current generation across a reopen (adl, refused cancels, fee tiers)', () => {
+      const { journal, path } = journalAt();
+      const adl = {
+        kind: 'adl',
+        symbol: 'BTC-USD',
+        price: 100,
+        size: 0.5,
+        side: 'sell',
+        reason: 'auto-deleveraging',
+        venueTimeNs: 1_767_225_600_000_000_001n,
+      } as const;
+      const refused = { kind: 'cancelRejected', symbol: 'BTC-USD', orderId: 'o1', reason: 'order not found', venueTimeNs: 1_767_225_600_000_000_002n } as const;
+      const all = {
+        kind: 'cancelRejected',
+        symbol: undefined,
+        orderId: undefined,
+        reason: 'nothing to cancel',
+        venueTimeNs: 1_767_225_600_000_000_003n,
+      } as const;
+      const tiers = {
+        kind: 'feeTiers',
+        feeTiers: [{ symbol: 'BTC-USD', tierIndex: 2, rollingVolumeUsd: 1_500_000, makerBps: 1.8, takerBps: 3.3 }],
+        venueTimeNs: 1_767_225_600_000_000_004n,
+      } as const;
+      for (const notice of [tiers, adl, refused, all]) journal.recordNotice({ account: ACCOUNT, notice });
+      journal.close();
+      expect(
+        journalAt(path)
+          .journal.notices()
+          .map((r) => r.notice),
+      ).toEqual([adl, refused, { kind: 'cancelRejected', reason: 'nothing to cancel', venueTimeNs: all.venueTimeNs }, tiers]);
+    });
+
     it('store a fill or funding payment replayed after a reconnect once; equal fills of one match apart by seq', () => {
       const { journal } = journalAt();
       const f = fill('o1', 'buy', 1, 100, 0.1, 0);

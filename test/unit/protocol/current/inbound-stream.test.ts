@@ -365,8 +365,11 @@ describe('current stream: account messages (venue-protocol §9.4)', () => {
     expect(fieldOf(() => decodeCurrentStream(account(breakIt(data) as Record<string, unknown>)))).toBe(field);
   });
 
-  it.each(dropped)('%s: is validated and has no v1 message', (_kind, data) => {
-    expect(decodeCurrentStream(account(data))).toEqual([]);
+  it.each(dropped)('%s: is validated and passes as current-only data (the legacy order message is dropped)', (_kind, data) => {
+    const times = { ...('timestamp' in data && { timestamp: BigInt(TS) }), ...('ts' in data && { ts: BigInt(TS) }) };
+    const model = { ...data, ...times, type: data.type === 'ADL' ? 'adl' : data.type };
+    const expected = data.type === 'order' ? [] : [{ type: 'account', data: model, topic: TOPIC }];
+    expect(decodeCurrentStream(account(data))).toEqual(expected);
   });
 
   it.each(dropped)('%s: a broken one is rejected naming the field', (_kind, data, breakIt, field) => {

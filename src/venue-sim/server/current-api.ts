@@ -1,0 +1,262 @@
+// POST /order in the current generation (venue-protocol §2–4, §14): the `{actions, nonce, account, signer, signature}`
+// envelope, verified over the current codec's bytes for the venue's network in any wallet mode, then run in blocks
+// (shuffled by the block timestamp, then settings, cancels, post-only, the rest). Invariant: a refused transaction changes nothing.
+
+import type { Clock } from '../../core/clock.js';
+import { object, parse, custom, u64 } from '../../core/schema.js';
+import type { Network } from '../../core/types.js';
+import { actionBody, actionTag, parseActions, tifIndex, type Action } from '../../protocol/current/actions.js';
+import { currentCodec } from '../../protocol/current/codec.js';
+import { SIGN_MODES, type SignMode } from '../../protocol/dialect.js';
+import { publicKey32 } from '../../protocol/pubkey.js';
+import { signatureSchema } from '../../protocol/v1/actions.js';
+import { roundToStep } from '../decimals.js';
+import type { Engine, ItemStatus, OrderActionItem } from '../engine/index.js';
+import type { AuthDeps } from './auth.js';
+import { blockOrder, type Priority } from './block.js';
+import { currentAgentStatus, currentItemStatus, currentLeverageStatuses } from './current-wire.js';
+
+/** One block as run: its timestamp (also the shuffle's seed), the transactions in arrival order and the execution order. */
+export interface BlockRecord {
+  readonly timestampNs: bigint;
+  readonly seed: bigint;
+  readonly transactions: readonly { readonly account: string; readonly nonce: bigint; readonly actions: number }[];
+  /** [transaction index, action index] in execution order. */
+  readonly order: readonly (readonly [number, number])[];
+}
+
+export interface CurrentApiOptions extends AuthDeps {
+  /** Network whose domain byte signatures must carry. */
+  readonly network: Network;
+  readonly clock: Clock;
+  /** Transactions arriving within this many ms form one block; 0 = those arriving in one event-loop turn. */
+  readonly blockMs: number;
+  /** Called after every block with the engine's changes applied. */
+  readonly afterChange: () => void;
+  /** A refused cancel (one order, or every order of a symbol when `orderId` is undefined), for the account stream. */
+  readonly onCancelRejected: (account: string, symbol: string, orderId: string | undefined, reason: string) => void;
+  readonly onBlock?: (block: BlockRecord) => void;
+}
+
+const envelopeSchema = object(
+  {
+    actions: custom<unknown>('an array of actions', (v) => v),
+    nonce: u64(),
+    account: publicKey32(),
+    signer: publicKey32(),
+    signature: signatureSchema,
+  },
+  { strict: true },
+);
+
+interface Transaction {
+  readonly actions: Action[];
+  readonly nonce: bigint;
+  readonly account: string;
+  readonly signer: string;
+  /** Order id per action (null where none applies), as the signer computed it. */
+  readonly ids: (string | null)[];
+  readonly done: (text: string) => void;
+}
+
+const TIF_TEXT = ['GTC', 'IOC', 'ALO'] as const;
+const ALO_SLIDE = 3;
+const ALO_JOIN = 4;
+const SETTINGS: ReadonlySet<string> = new Set(['faucet', 'agentWalletCreation', 'updateUserSettings']);
+
+/** True when the parsed JSON body of POST /order is a current-generation envelope (it has `actions`). */
+export function isCurrentEnvelope(json: unknown): boolean {
+  return typeof json === 'object' && json !== null && Object.hasOwn(json, 'actions');
+}
+
+function answer(status: 'ok' | 'error', statuses: unknown[]): string {
+  return JSON.stringify({ status, response: { type: 'order', data: { statuses } } });
+}
+
+function priorityOf(a: Action): Priority {
+  const tag = actionTag(a);
+  if (SETTINGS.has(tag)) return 0;
+  if (tag === 'cx' || tag === 'cxa') return 1;
+  if (tag === 'l') {
+    const tif = tifIndex(actionBody(a, 'l').tif);
+    if (tif === 2 || tif === ALO_SLIDE || tif === ALO_JOIN) return 2;
+  }
+  return 3;
+}
+
+/** Wallet modes to try, the `x-bulk-sig-mode` hint first (an unknown hint is ignored, §2). */
+function modesFor(hint: string | undefined): SignMode[] {
+  const first = SIGN_MODES.find((m) => m === hint?.toLowerCase());
+  return first ? [first, ...SIGN_MODES.filter((m) => m !== first)] : [...SIGN_MODES];
+}
+
+export class CurrentOrderApi {
+  private pending: Transaction[] = [];
+  private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+
+  constructor(private readonly opts: CurrentApiOptions) {}
+
+  /**
+   * The answer to one envelope: verified now, run with the next block. Throws ValidationError naming the field of a
+   * malformed envelope or action (`actions[0].l.px`).
+   */
+  async handle(json: unknown, sigModeHint: string | undefined): Promise<string> {
+    const env = parse(envelopeSchema, json);
+    const actions = parseActions(env.actions);
+    const ids = await this.verify(actions, env, sigModeHint);
+    if (ids === undefined) return answer('error', [{ error: { message: 'bad signature' } }]);
+    return new Promise<string>((done) => {
+      this.pending.push({ actions, nonce: env.nonce, account: env.account, signer: env.signer, ids, done });
+      this.schedule();
+    });
+  }
+
+  /** Flushes the pending block now (tests and shutdown). */
+  runBlock(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer as NodeJS.Timeout);
+      clearImmediate(this.timer as NodeJS.Immediate);
+      this.timer = undefined;
+    }
+    const txs = this.pending;
+    this.pending = [];
+    if (txs.length === 0) return;
+    const { engine, clock } = this.opts;
+    const timestampNs = clock.nowNs();
+    const admitted: Transaction[] = [];
+    for (const tx of txs) {
+      const refused = this.refusal(tx, timestampNs);
+      if (refused === undefined) {
+        this.opts.nonces.accept(tx.signer, tx.nonce);
+        admitted.push(tx);
+      } else tx.done(answer('error', [{ error: { message: refused } }]));
+    }
+    const order = blockOrder(
+      admitted.map((tx) => tx.actions.map(priorityOf)),
+      timestampNs,
+    );
+    const statuses = admitted.map((): unknown[] => []);
+    for (const [t, a] of order) {
+      const tx = admitted[t]!;
+      statuses[t]!.push(...this.apply(engine, tx, a));
+    }
+    this.opts.afterChange();
+    this.opts.onBlock?.({
+      timestampNs,
+      seed: timestampNs,
+      transactions: admitted.map((tx) => ({ account: tx.account, nonce: tx.nonce, actions: tx.actions.length })),
+      order,
+    });
+    admitted.forEach((tx, t) => tx.done(answer('ok', statuses[t]!)));
+  }
+
+  close(): void {
+    this.runBlock();
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined) return;
+    this.timer = this.opts.blockMs > 0 ? setTimeout(() => this.runBlock(), this.opts.blockMs) : setImmediate(() => this.runBlock());
+  }
+
+  /** The order ids of a transaction whose signature verifies in some wallet mode, else undefined. */
+  private async verify(actions: Action[], env: { nonce: bigint; account: string; signer: string; signature: string }, hint: string | undefined) {
+    for (const mode of modesFor(hint)) {
+      const encoded = currentCodec.encodeTrusted({ actions, account: env.account, signer: env.signer, nonce: env.nonce, network: this.opts.network, mode });
+      if (await this.opts.verifier.verify(env.signer, encoded.message, env.signature)) return encoded.orderIds;
+    }
+    return undefined;
+  }
+
+  /** Why a verified transaction is refused now (signer authority, nonce), or undefined. */
+  private refusal(tx: Transaction, nowNs: bigint): string | undefined {
+    const managesAgents = tx.actions.some((a) => actionTag(a) === 'agentWalletCreation');
+    const authorized = managesAgents ? tx.signer === tx.account : this.opts.engine.isAuthorized(tx.account, tx.signer);
+    if (!authorized) return 'unauthorized signer';
+    return this.opts.nonces.check(tx.signer, tx.nonce, nowNs);
+  }
+
+  /** Runs action `index` of `tx`; its status entries in the current shapes. */
+  private apply(engine: Engine, tx: Transaction, index: number): unknown[] {
+    const action = tx.actions[index]!;
+    const { account, nonce } = tx;
+    const id = tx.ids[index] ?? undefined;
+    const one = (item: OrderActionItem) => engine.applyOrderAction(account, [item], { ids: [id], nonce }).statuses;
+    const tag = actionTag(action);
+    switch (tag) {
+      case 'l': {
+        const l = actionBody(action, 'l');
+        const refused = l.i ? 'isolated margin (i) is not supported by the local venue' : undefined;
+        if (refused !== undefined) return [{ rejectedInvalid: { oid: id, reason: refused } }];
+        const tif = tifIndex(l.tif);
+        if (tif === ALO_JOIN)
+          return [{ rejectedInvalid: { oid: id, reason: 'ALO_JOIN is not supported: its semantics are unconfirmed (venue-protocol §14)' } }];
+        const px = tif === ALO_SLIDE ? this.slide(l.c, l.b, Number(l.px)) : Number(l.px);
+        const order = { c: l.c, b: l.b, px, sz: Number(l.sz), r: l.r, t: { limit: { tif: TIF_TEXT[tif === ALO_SLIDE ? 2 : tif]! } } };
+        return one({ order }).map((s) => currentItemStatus(s, l.b));
+      }
+      case 'm': {
+        const m = actionBody(action, 'm');
+        if (m.i) return [{ rejectedInvalid: { oid: id, reason: 'isolated margin (i) is not supported by the local venue' } }];
+        const order = { c: m.c, b: m.b, px: 0, sz: Number(m.sz), r: m.r, t: { trigger: { is_market: true, triggerPx: 0 } } };
+        return one({ order }).map((s) => currentItemStatus(s, m.b));
+      }
+      case 'st':
+      case 'tp': {
+        const c = actionBody(action, tag);
+        if (c.i) return [{ rejectedInvalid: { oid: id, reason: 'isolated margin (i) is not supported by the local venue' } }];
+        // Inferred, not documented (venue-protocol §4.2): a stop closes the side that loses when the price crosses
+        // `tr` in direction `d` (at or above: a short, so it buys), a take-profit the side that gains; both reduce only.
+        const isBuy = tag === 'st' ? c.d : !c.d;
+        const market = c.lim == null;
+        const order = {
+          c: c.c,
+          b: isBuy,
+          px: market ? 0 : Number(c.lim),
+          sz: Number(c.sz),
+          r: true,
+          t: { trigger: { is_market: market, triggerPx: Number(c.tr) } },
+        };
+        return one({ order }).map((s) => currentItemStatus(s, isBuy));
+      }
+      case 'cx': {
+        const cx = actionBody(action, 'cx');
+        const statuses = one({ cancel: { c: cx.c, oid: cx.oid } });
+        for (const s of statuses) if ('error' in s) this.opts.onCancelRejected(account, cx.c, cx.oid, s.error.message);
+        return statuses.map((s) => currentItemStatus(s, true, cx.oid));
+      }
+      case 'mod': {
+        const mod = actionBody(action, 'mod');
+        const resting = engine.openOrders(account).find((o) => o.orderId === mod.oid);
+        return one({ modify: { c: mod.c, oid: mod.oid, sz: Number(mod.sz) } }).map((s) => currentItemStatus(s, resting?.isBuy ?? true));
+      }
+      case 'cxa':
+        return one({ cancelAll: { c: actionBody(action, 'cxa').c } }).map((s: ItemStatus) => currentItemStatus(s, true));
+      case 'faucet': {
+        const f = actionBody(action, 'faucet');
+        return [engine.faucet(f.u, f.amount)];
+      }
+      case 'agentWalletCreation': {
+        const a = actionBody(action, 'agentWalletCreation');
+        return [currentAgentStatus(engine.setAgent(account, a.a, a.d))];
+      }
+      case 'updateUserSettings':
+        return currentLeverageStatuses(engine.setLeverage(account, Object.entries(actionBody(action, 'updateUserSettings').m)));
+      default:
+        return [{ error: { message: `${tag} is not supported by the local venue` } }];
+    }
+  }
+
+  /** ALO_SLIDE (§14): a post-only price that would cross is moved one tick behind the opposite best price. */
+  private slide(symbol: string, isBuy: boolean, px: number): number {
+    const { engine } = this.opts;
+    const market = engine.marketInfo(symbol);
+    const book = engine.book(symbol, 1);
+    if (!market || !book) return px;
+    const best = (isBuy ? book.asks : book.bids)[0]?.px;
+    if (best === undefined) return px;
+    if (isBuy && px >= best) return roundToStep(best - market.tickSize, market.tickSize);
+    if (!isBuy && px <= best) return roundToStep(best + market.tickSize, market.tickSize);
+    return px;
+  }
+}

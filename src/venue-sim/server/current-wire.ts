@@ -1,0 +1,205 @@
+// The local venue's answers in the current generation's shapes (venue-protocol §8.3, §8.4, §9.4): POST /order statuses,
+// POST /account rows and account-stream messages, built from the engine's results. Invariant: sizes signed (negative = sell), timestamps ns.
+
+import type {
+  AccountQueryType,
+  AgentResult,
+  Engine,
+  EngineEvent,
+  FillRecord,
+  ItemStatus,
+  LeverageResult,
+  OpenOrderRow,
+  OrderHistoryRow,
+  OrderUpdateEvent,
+  PositionUpdateEvent,
+} from '../engine/index.js';
+
+const REASON_CODE = { normal: 0, liquidation: 1, adl: 2 } as const;
+/** The local venue has one fee tier per market (its configured rates); the real venue measures 14-day volume (§10.5). */
+const FEE_WINDOW_DAYS = 14;
+const CURRENT_TIF: Readonly<Record<string, string>> = { gtc: 'gtc', ioc: 'ioc', alo: 'postOnly' };
+
+const signed = (size: number, isBuy: boolean) => (isBuy ? size : -size);
+const tifOf = (tif: string) => CURRENT_TIF[tif] ?? tif;
+/** v1 spells `cancelledIOC`; the current generation `cancelledIoc`. */
+const statusOf = (status: string) => (status === 'cancelledIOC' ? 'cancelledIoc' : status);
+
+/** "abcd..wxyz": the counterparty hint of a fill (never the whole key). */
+export function counterpartyHint(key: string): string {
+  return `${key.slice(0, 4)}..${key.slice(-4)}`;
+}
+
+/** A place or cancel item's status with signed sizes for an order on side `isBuy`; a failed cancel is cancelOneRejected. */
+export function currentItemStatus(s: ItemStatus, isBuy: boolean, cancelOf?: string): Record<string, unknown> {
+  if ('working' in s) {
+    const w = s.working;
+    return { working: { ...w, filledSz: signed(w.filledSz, isBuy), remainingSz: signed(w.remainingSz, isBuy) } };
+  }
+  if ('filled' in s) return { filled: { ...s.filled, totalSz: signed(s.filled.totalSz, isBuy) } };
+  if ('partiallyFilled' in s) return { partiallyFilled: { ...s.partiallyFilled, totalSz: signed(s.partiallyFilled.totalSz, isBuy) } };
+  if ('cancelledIOC' in s) return { cancelledIoc: { oid: s.cancelledIOC.oid, filledSz: signed(s.cancelledIOC.filledSz, isBuy) } };
+  if ('error' in s && cancelOf !== undefined) return { cancelOneRejected: { oid: cancelOf, reason: s.error.message } };
+  return s;
+}
+
+/** `agentWallet{agentWallet}` or `agentWalletFailed{message}` (§8.4). */
+export function currentAgentStatus(r: AgentResult): Record<string, unknown> {
+  return 'error' in r ? { agentWalletFailed: { message: r.error.message } } : { agentWallet: { agentWallet: r.agentWallet.agent } };
+}
+
+/** updateUserSettings has no documented success status: none on success, `error{message}` on failure. */
+export function currentLeverageStatuses(r: LeverageResult): Record<string, unknown>[] {
+  return 'error' in r ? [r] : [];
+}
+
+function openOrderRow(o: OpenOrderRow) {
+  return {
+    symbol: o.symbol,
+    orderId: o.orderId,
+    price: o.price,
+    originalSize: signed(o.originalSize, o.isBuy),
+    size: signed(o.size, o.isBuy),
+    filledSize: o.filledSize,
+    vwap: o.vwap,
+    maker: o.maker,
+    reduceOnly: o.reduceOnly,
+    orderType: 'limit',
+    trigger: null,
+    tif: tifOf(o.tif),
+    status: statusOf(o.status),
+    timestamp: o.timestamp,
+    iso: false,
+  };
+}
+
+function orderHistoryRow(h: OrderHistoryRow) {
+  const isBuy = h.side === 'buy';
+  return {
+    ...h,
+    originalSize: signed(h.originalSize, isBuy),
+    executedSize: signed(h.executedSize, isBuy),
+    orderType: h.orderType === 'trigger' ? 'stop' : h.orderType,
+    tif: tifOf(h.tif),
+    trigger: null,
+    status: statusOf(h.status),
+    iso: false,
+  };
+}
+
+/** The eight margin figures of fullAccount, the snapshot and marginUpdate. */
+function margin(engine: Engine, user: string) {
+  const { maintenanceMargin: _mm, ...m } = engine.marginSummary(user);
+  return m;
+}
+
+/** A position row (§8.3) from the engine's position figures; the liquidation price is the stream's estimate. */
+export function positionRow(engine: Engine, e: PositionUpdateEvent, liquidationPrice: number) {
+  const mmf = engine.marketInfo(e.symbol)?.maintenanceMarginFraction ?? 0;
+  return {
+    symbol: e.symbol,
+    size: e.size,
+    price: e.price,
+    realizedPnl: e.realizedPnl,
+    unrealizedPnl: e.unrealizedPnl,
+    leverage: e.leverage,
+    liquidationPrice,
+    fairPrice: e.markPrice,
+    notional: e.notional,
+    fees: e.fees,
+    funding: e.funding,
+    maintenanceMargin: Math.abs(e.notional) * mmf,
+    lambda: 0,
+    riskAllocation: 0,
+    iso: false,
+    protection: null,
+  };
+}
+
+/** The fullAccount object (the stream's accountSnapshot body); `liquidationPrice` estimates a position's. */
+export function currentFullAccount(engine: Engine, user: string, liquidationPrice: (e: PositionUpdateEvent) => number) {
+  return {
+    kind: 'MasterEOA',
+    subAccounts: [],
+    authorizedAgentWallets: engine.agents(user),
+    margin: margin(engine, user),
+    positions: engine.positionDetails(user).map((p) => positionRow(engine, p, liquidationPrice(p))),
+    openOrders: engine.openOrders(user).map(openOrderRow),
+    pendingOnFill: [],
+    feeTiers: engine.markets().map((m) => ({
+      symbol: m.symbol,
+      rollingVolume: 0,
+      tierIndex: 0,
+      tierThreshold: 0,
+      makerBps: m.makerFeeRate * 10_000,
+      takerBps: m.takerFeeRate * 10_000,
+      windowDays: FEE_WINDOW_DAYS,
+    })),
+    leverageSettings: engine.fullAccount(user).settings.maxLeverage.map(([symbol, leverage]) => ({ symbol, leverage })),
+  };
+}
+
+/** Rows of `POST /account` of `type` in the current shapes (§8.3). */
+export function currentAccountRows(engine: Engine, type: AccountQueryType, user: string, liquidationPrice: (e: PositionUpdateEvent) => number): unknown[] {
+  switch (type) {
+    case 'fullAccount':
+      return [{ fullAccount: currentFullAccount(engine, user, liquidationPrice) }];
+    case 'openOrders':
+      return engine.openOrders(user).map((o) => ({ openOrder: openOrderRow(o) }));
+    case 'fills':
+      return engine.fills(user).map((f) => ({ fills: { ...f, fee: f.maker === user ? f.makerFee : f.takerFee, reasonCode: 0, iso: false } }));
+    case 'positions':
+      return engine.closedPositions(user).map((p) => ({ positions: { ...p, iso: false } }));
+    case 'fundingHistory':
+      return engine.fundingHistory(user).map((p) => ({ fundingPayment: { ...p, iso: false } }));
+    case 'orderHistory':
+      return engine.orderHistory(user).map((h) => ({ orderHistory: orderHistoryRow(h) }));
+  }
+}
+
+/** The compact orderUpdate of the account stream (§9.4). */
+export function currentOrderUpdate(e: OrderUpdateEvent) {
+  return {
+    type: 'orderUpdate',
+    ot: e.orderType === 'trigger' ? 'stop' : e.orderType,
+    status: statusOf(e.status),
+    sym: e.symbol,
+    oid: e.orderId,
+    px: e.price,
+    origSz: signed(e.originalSize, e.isBuy),
+    sz: signed(e.size, e.isBuy),
+    fillSz: e.filledSize,
+    vwap: e.vwap,
+    tif: tifOf(e.tif),
+    r: e.reduceOnly,
+    mk: e.maker,
+    trigger: null,
+    ts: e.timestamp,
+    reason: e.reason,
+  };
+}
+
+/** The `fill` message of one side of a fill (the same shape in both generations). */
+export function fillMessage(f: FillRecord, maker: boolean) {
+  return {
+    type: 'fill',
+    symbol: f.symbol,
+    orderId: maker ? f.orderIdMaker : f.orderIdTaker,
+    price: f.price,
+    size: f.amount,
+    fee: maker ? f.makerFee : f.takerFee,
+    isBuy: maker ? !f.isBuy : f.isBuy,
+    reasonCode: REASON_CODE[f.reason],
+    reason: f.reason === 'normal' ? null : f.reason,
+    counterpartyHint: counterpartyHint(maker ? f.taker : f.maker),
+    timestamp: f.timestamp,
+    maker,
+  };
+}
+
+/** Account messages of the current generation for engine events v1 has no message for (adl). */
+export function currentOnlyMessage(e: EngineEvent): Record<string, unknown> | undefined {
+  if (e.type !== 'adl') return undefined;
+  const { type, account: _a, ...rest } = e;
+  return { type, ...rest, reason: 'auto-deleveraging' };
+}

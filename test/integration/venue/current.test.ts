@@ -1,0 +1,257 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { signAction } from '../../../src/app/commands/actions.js';
+import { ManualClock } from '../../../src/core/clock.js';
+import type { Network } from '../../../src/core/types.js';
+import { Keypair } from '../../../src/protocol/keys.js';
+import type { SignedRequest } from '../../../src/protocol/sign.js';
+import { startVenue, type BlockRecord, type Venue, type VenueOptions } from '../../../src/venue-sim/server/index.js';
+import { AccountStreams } from '../../../src/account/account.js';
+import type { AccountState } from '../../../src/account/state.js';
+import { connectVenue } from '../../../src/client/venue.js';
+import type { AccountNotice } from '../../../src/core/account-data.js';
+import { cleanups } from '../../support/cleanups.js';
+import { until } from '../../support/until.js';
+import { post } from './harness.js';
+
+const cleanup = cleanups();
+const SYMBOL = 'BTC-USD';
+
+interface WalletVector {
+  name: string;
+  mode: string;
+  account: string;
+  signer: string;
+  nonce: string;
+  actions: unknown[];
+  signature: string;
+}
+const vectors = (
+  JSON.parse(readFileSync(new URL('../../fixtures/vectors/bulk-keychain/wallet-mode-vectors.json', import.meta.url), 'utf8')) as { vectors: WalletVector[] }
+).vectors;
+
+async function venueWith(opts: VenueOptions = {}): Promise<Venue> {
+  const v = await startVenue({ flow: false, dialect: 'current', network: 'devnet', verifyOnWorker: false, ...opts });
+  cleanup.push(() => v.close());
+  return v;
+}
+
+let nonce = BigInt(Date.now()) * 1_000_000n;
+const send = (venue: Venue, r: SignedRequest, headers: Record<string, string> = {}) =>
+  fetch(`${venue.url}${r.encoded.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: r.bodyText }).then(
+    async (res) => ({ status: res.status, body: (await res.json()) as { status: string; response: { data: { statuses: Record<string, any>[] } } } }),
+  );
+const sign = (key: Keypair, actions: unknown, opts: { network?: Network; account?: string; nonce?: bigint } = {}) =>
+  signAction('current', opts.network ?? 'devnet', key, opts.nonce ?? nonce++, actions, opts.account);
+const limit = (b: boolean, px: number, sz: number, tif = 'GTC') => ({ l: { c: SYMBOL, b, px, sz, tif, r: false, i: false } });
+
+describe('the local venue in the current generation', () => {
+  it.each(vectors.map((v) => [`${v.name} ${v.mode}`, v] as const))('accepts the published signature of %s (devnet, every wallet mode)', async (_label, v) => {
+    const venue = await venueWith({ clock: new ManualClock(BigInt(v.nonce)) });
+    const body = { actions: v.actions, nonce: v.nonce, account: v.account, signer: v.signer, signature: v.signature };
+    const r = await post(venue, '/order', body);
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('ok');
+    // The same signature under another network's byte is refused.
+    const testnet = await venueWith({ clock: new ManualClock(BigInt(v.nonce)), network: 'testnet' });
+    expect((await post(testnet, '/order', body)).body).toEqual({
+      status: 'error',
+      response: { type: 'order', data: { statuses: [{ error: { message: 'bad signature' } }] } },
+    });
+  });
+
+  it('places at the id computed at signing, refuses a replayed nonce, an unregistered agent, and an agent managing agents', async () => {
+    const venue = await venueWith();
+    const owner = Keypair.generate();
+    const agent = Keypair.generate();
+    venue.engine.faucet(owner.publicKey, 100_000);
+    const place = sign(owner, [limit(true, 50_000, 0.01)]);
+    expect((await send(venue, place)).body.response.data.statuses).toEqual([{ resting: { oid: place.encoded.orderIds[0] } }]);
+    expect((await send(venue, place)).body.response.data.statuses).toEqual([{ error: { message: 'nonce already used' } }]);
+    const byAgent = () => sign(agent, [limit(true, 49_000, 0.01)], { account: owner.publicKey });
+    expect((await send(venue, byAgent())).body.response.data.statuses).toEqual([{ error: { message: 'unauthorized signer' } }]);
+    expect((await send(venue, sign(owner, [{ agentWalletCreation: { a: agent.publicKey, d: false } }]))).body.response.data.statuses).toEqual([
+      { agentWallet: { agentWallet: agent.publicKey } },
+    ]);
+    const agentOrder = byAgent();
+    expect((await send(venue, agentOrder)).body.response.data.statuses).toEqual([{ resting: { oid: agentOrder.encoded.orderIds[0] } }]);
+    const other = Keypair.generate();
+    const managed = sign(agent, [{ agentWalletCreation: { a: other.publicKey, d: false } }], { account: owner.publicKey });
+    expect((await send(venue, managed)).body.response.data.statuses).toEqual([{ error: { message: 'unauthorized signer' } }]);
+    expect(venue.engine.openOrders(owner.publicKey).map((o) => o.orderId)).toEqual([place.encoded.orderIds[0], agentOrder.encoded.orderIds[0]]);
+  });
+
+  it('answers fills with signed sizes, a failed cancel as cancelOneRejected, and leverage with no status', async () => {
+    const venue = await venueWith();
+    const maker = Keypair.generate();
+    const taker = Keypair.generate();
+    for (const k of [maker, taker]) venue.engine.faucet(k.publicKey, 100_000);
+    const ask = sign(maker, [limit(false, 50_000, 0.02)]);
+    await send(venue, ask);
+    const sell = sign(taker, [limit(true, 50_000, 0.01, 'IOC')]);
+    expect((await send(venue, sell)).body.response.data.statuses).toEqual([{ filled: { oid: sell.encoded.orderIds[0], totalSz: 0.01, avgPx: 50_000 } }]);
+    await send(venue, sign(maker, [limit(true, 49_000, 0.02)]));
+    const hit = sign(taker, [{ m: { c: SYMBOL, b: false, sz: 0.01, r: false, i: false } }]);
+    expect((await send(venue, hit)).body.response.data.statuses).toEqual([{ filled: { oid: hit.encoded.orderIds[0], totalSz: -0.01, avgPx: 49_000 } }]);
+    const missing = ask.encoded.orderIds[0]!.replace(/.$/, (c) => (c === '1' ? '2' : '1'));
+    expect((await send(venue, sign(maker, [{ cx: { c: SYMBOL, oid: missing } }]))).body.response.data.statuses).toEqual([
+      { cancelOneRejected: { oid: missing, reason: 'order not found' } },
+    ]);
+    expect((await send(venue, sign(maker, [{ updateUserSettings: { m: { [SYMBOL]: 5 } } }]))).body).toMatchObject({
+      status: 'ok',
+      response: { data: { statuses: [] } },
+    });
+  });
+
+  it('a refused cancel and the fee tiers reach the client: accounts.notices$ and state$', async () => {
+    const venue = await venueWith();
+    const live = connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'current', network: 'devnet' });
+    cleanup.push(() => live.close());
+    const accounts = new AccountStreams({ source: live.account });
+    const owner = Keypair.generate();
+    venue.engine.faucet(owner.publicKey, 100_000);
+    const notices: AccountNotice[] = [];
+    let state: AccountState | undefined;
+    const subs = [accounts.notices$(owner.publicKey).subscribe((n) => notices.push(n)), accounts.state$(owner.publicKey).subscribe((s) => (state = s))];
+    cleanup.push(() => subs.forEach((s) => s.unsubscribe()));
+    await until(() => state !== undefined, 'account snapshot');
+    const maker = venue.engine.marketInfo(SYMBOL)!.makerFeeRate * 10_000;
+    expect(state!.feeTiers?.get(SYMBOL)).toMatchObject({ symbol: SYMBOL, tierIndex: 0, makerBps: maker });
+    const place = sign(owner, [limit(true, 40_000, 0.01)]);
+    await send(venue, place);
+    const gone = place.encoded.orderIds[0]!;
+    await send(venue, sign(owner, [{ cx: { c: SYMBOL, oid: gone } }]));
+    await send(venue, sign(owner, [{ cx: { c: SYMBOL, oid: gone } }]));
+    await until(() => notices.length === 1, 'the refused cancel');
+    expect(notices[0]).toMatchObject({ kind: 'cancelRejected', symbol: SYMBOL, orderId: gone, reason: 'order not found' });
+  });
+
+  it('mod changes the size of a resting order: smaller keeps its place in the queue, larger goes to the back', async () => {
+    const venue = await venueWith();
+    const [first, second, taker] = [Keypair.generate(), Keypair.generate(), Keypair.generate()];
+    for (const k of [first, second, taker]) venue.engine.faucet(k.publicKey, 100_000);
+    const a = sign(first, [limit(true, 49_000, 0.03)]);
+    const b = sign(second, [limit(true, 49_000, 0.01)]);
+    await send(venue, a);
+    await send(venue, b);
+    const oid = a.encoded.orderIds[0]!;
+    const mod = (sz: number) => send(venue, sign(first, [{ mod: { oid, c: SYMBOL, sz } }])).then((r) => r.body.response.data.statuses);
+    expect(await mod(0.02)).toEqual([{ resting: { oid } }]);
+    expect(venue.engine.book(SYMBOL)!.bids).toEqual([{ px: 49_000, sz: 0.03, n: 2 }]);
+    // Still first in the queue: a sell of 0.02 fills it completely and leaves the second order alone.
+    await send(venue, sign(taker, [limit(false, 49_000, 0.02, 'IOC')]));
+    expect(venue.engine.openOrders(first.publicKey)).toEqual([]);
+    // The second order now leads; grown, it goes behind an order placed after it.
+    const c = sign(first, [limit(true, 49_000, 0.01)]);
+    await send(venue, c);
+    const bid = b.encoded.orderIds[0]!;
+    const grow = await send(venue, sign(second, [{ mod: { oid: bid, c: SYMBOL, sz: 0.02 } }]));
+    expect(grow.body.response.data.statuses).toEqual([{ resting: { oid: bid } }]);
+    await send(venue, sign(taker, [limit(false, 49_000, 0.01, 'IOC')]));
+    expect(venue.engine.openOrders(first.publicKey)).toEqual([]);
+    expect(venue.engine.openOrders(second.publicKey)).toMatchObject([{ orderId: bid, originalSize: 0.02, size: 0.02 }]);
+    expect(await mod(0.05)).toEqual([{ error: { message: 'order not found' } }]);
+  });
+
+  it('a stop rests as a reduce-only trigger and closes the position when the mark crosses it; unsupported actions say so', async () => {
+    const venue = await venueWith();
+    const maker = Keypair.generate();
+    const owner = Keypair.generate();
+    for (const k of [maker, owner]) venue.engine.faucet(k.publicKey, 100_000);
+    venue.engine.setOraclePrice(SYMBOL, 50_000);
+    await send(venue, sign(maker, [limit(false, 50_000, 0.01), limit(true, 49_000, 0.01)]));
+    await send(venue, sign(owner, [{ m: { c: SYMBOL, b: true, sz: 0.01, r: false, i: false } }]));
+    const stop = (await send(venue, sign(owner, [{ st: { c: SYMBOL, d: false, sz: 0.01, tr: 49_500, i: false } }]))).body.response.data.statuses;
+    expect(stop).toEqual([{ resting: { oid: expect.any(String) } }]);
+    expect(venue.engine.openOrders(owner.publicKey)).toMatchObject([{ orderId: stop[0]!.resting.oid, isBuy: false, reduceOnly: true }]);
+    venue.engine.setOraclePrice(SYMBOL, 49_400);
+    venue.step();
+    expect(venue.engine.positionDetails(owner.publicKey)).toEqual([]);
+    expect(venue.engine.openOrders(owner.publicKey)).toEqual([]);
+    // Nothing to protect: a take-profit without a position is cancelled as reduce-only.
+    const tp = (await send(venue, sign(owner, [{ tp: { c: SYMBOL, d: true, sz: 0.01, tr: 60_000, i: false } }]))).body.response.data.statuses;
+    expect(tp).toEqual([{ cancelledReduceOnly: { oid: expect.any(String) } }]);
+    const trailing = { trl: { c: SYMBOL, b: true, sz: 0.01, trb: 50, stb: 10, i: false } };
+    expect((await send(venue, sign(owner, [trailing]))).body.response.data.statuses).toEqual([
+      { error: { message: 'trl is not supported by the local venue' } },
+    ]);
+  });
+
+  it('slides a crossing ALO_SLIDE order one tick behind the best ask, refuses ALO_JOIN, and rejects a crossing ALO', async () => {
+    const venue = await venueWith();
+    const maker = Keypair.generate();
+    const quoter = Keypair.generate();
+    for (const k of [maker, quoter]) venue.engine.faucet(k.publicKey, 100_000);
+    await send(venue, sign(maker, [limit(false, 50_000, 0.01)]));
+    const tick = venue.engine.marketInfo(SYMBOL)!.tickSize;
+    const slide = sign(quoter, [limit(true, 50_100, 0.01, 'ALO_SLIDE')]);
+    expect((await send(venue, slide)).body.response.data.statuses).toEqual([{ resting: { oid: slide.encoded.orderIds[0] } }]);
+    expect(venue.engine.openOrders(quoter.publicKey)).toMatchObject([{ orderId: slide.encoded.orderIds[0], price: 50_000 - tick, isBuy: true, tif: 'alo' }]);
+    const join = sign(quoter, [limit(true, 49_000, 0.01, 'postOnlyJoin')]);
+    expect((await send(venue, join)).body.response.data.statuses).toEqual([
+      { rejectedInvalid: { oid: join.encoded.orderIds[0], reason: expect.stringMatching(/ALO_JOIN is not supported/) } },
+    ]);
+    const alo = sign(quoter, [limit(true, 50_100, 0.01, 'ALO')]);
+    expect((await send(venue, alo)).body.response.data.statuses).toEqual([{ rejectedCrossing: { oid: alo.encoded.orderIds[0] } }]);
+  });
+
+  it('runs a block shuffled by its timestamp, then cancels, then post-only, then the rest; the seed is reported', async () => {
+    const blocks: BlockRecord[] = [];
+    const clock = new ManualClock(BigInt(Date.now()) * 1_000_000n);
+    const venue = await venueWith({ clock, blockMs: 50, onBlock: (b) => blocks.push(b) });
+    const maker = Keypair.generate();
+    const taker = Keypair.generate();
+    for (const k of [maker, taker]) venue.engine.faucet(k.publicKey, 100_000);
+    const n = clock.nowNs();
+    const resting = sign(maker, [limit(false, 50_000, 0.01)], { nonce: n });
+    await send(venue, resting);
+    // One block: the taker's IOC buy (sent first) would take the resting ask, but the maker's cancel runs first,
+    // and the maker's post-only re-quote rests before the taker's order is matched against it.
+    const take = sign(taker, [limit(true, 50_100, 0.01, 'IOC')], { nonce: n + 1n });
+    const requote = sign(maker, [limit(false, 50_100, 0.01, 'ALO'), { cx: { c: SYMBOL, oid: resting.encoded.orderIds[0]! } }], { nonce: n + 2n });
+    const [took, moved] = await Promise.all([send(venue, take), send(venue, requote)]);
+    expect(moved.body.response.data.statuses).toEqual([{ cancelled: { oid: resting.encoded.orderIds[0] } }, { resting: { oid: requote.encoded.orderIds[0] } }]);
+    expect(took.body.response.data.statuses).toEqual([{ filled: { oid: take.encoded.orderIds[0], totalSz: 0.01, avgPx: 50_100 } }]);
+    const block = blocks.at(-1)!;
+    expect(block).toMatchObject({ timestampNs: clock.nowNs(), seed: clock.nowNs() });
+    expect(block.transactions.map((t) => t.nonce)).toEqual([n + 1n, n + 2n]);
+    const maker1 = block.transactions.findIndex((t) => t.nonce === n + 2n);
+    expect(block.order).toEqual([
+      [maker1, 1],
+      [maker1, 0],
+      [1 - maker1, 0],
+    ]);
+  });
+});
+
+describe('the market-data endpoints (venue-protocol §8.2)', () => {
+  it('GET /ticker/{symbol}, /klines and /stats answer in the documented shapes; unknown symbols and intervals are refused', async () => {
+    const venue = await venueWith();
+    const [maker, taker] = [Keypair.generate(), Keypair.generate()];
+    for (const k of [maker, taker]) venue.engine.faucet(k.publicKey, 100_000);
+    await send(venue, sign(maker, [limit(false, 50_000, 0.02), limit(false, 50_100, 0.02)]));
+    await send(venue, sign(taker, [limit(true, 50_100, 0.03, 'IOC')]));
+    const get = (path: string) => fetch(`${venue.url}${path}`).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+
+    const ticker = await get('/ticker/BTC-USD');
+    expect(ticker.status).toBe(200);
+    expect(ticker.body).toMatchObject({ symbol: SYMBOL, lastPrice: 50_100, highPrice: 50_100, lowPrice: 50_000, volume: 0.03 });
+    expect(typeof ticker.body.timestamp).toBe('number');
+    expect((await get('/ticker/NOPE-USD')).status).toBe(404);
+
+    const klines = await get(`/klines?symbol=${SYMBOL}&interval=1m`);
+    expect(klines.body).toEqual([{ t: expect.any(Number), T: expect.any(Number), o: 50_000, h: 50_100, l: 50_000, c: 50_100, v: 0.03, n: 2 }]);
+    expect(klines.body[0].T - klines.body[0].t).toBe(59_999);
+    expect((await get(`/klines?symbol=${SYMBOL}&interval=1m&endTime=${klines.body[0].t - 1}`)).body).toEqual([]);
+    expect(await get(`/klines?symbol=${SYMBOL}&interval=10s`)).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringMatching(/interval must be one of/) } },
+    });
+
+    const stats = await get(`/stats?period=3m`);
+    expect(stats.body).toMatchObject({ period: '90d', volume: { totalUsd: 1501 }, funding: { rates: { [SYMBOL]: { current: expect.any(Number) } } } });
+    expect(stats.body.markets.find((m: { symbol: string }) => m.symbol === SYMBOL)).toMatchObject({ volume: 0.03, lastPrice: 50_100 });
+    expect((await get('/stats?period=bogus')).body.period).toBe('1d');
+    expect((await get('/ticker/%E0%A4%A')).status).toBe(400);
+  });
+});
