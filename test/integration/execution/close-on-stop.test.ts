@@ -2,15 +2,13 @@
 // (reduce-only IOC within the slippage bound), and the outcome is in its 'strategy stopped' log line.
 import { describe, expect, it } from 'vitest';
 import { concat, filter, map, NEVER, take } from 'rxjs';
-import { connectVenue } from '../../../src/client/venue.js';
-import { startTrading } from '../../../src/app/trading.js';
 import { Keypair } from '../../../src/protocol/keys.js';
-import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
 import { defineStrategy, mid, roundToTick, schema, stamp, type Intent, type StrategyDefinition, type StrategyLogger } from '../../../src/strategy/api.js';
 import type { LoadedStrategy } from '../../../src/strategy/loader.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
 import { cleanups } from '../../support/cleanups.js';
 import { until } from '../../support/until.js';
+import { localSession } from '../../support/local-session.js';
 
 const SIZE = 0.002;
 const closers = cleanups();
@@ -62,12 +60,8 @@ async function session(closeOnStop: { maxSlippageBps: number } | undefined) {
   const lines: Line[] = [];
   const record = (fields: object, message: string) => lines.push({ fields: fields as Record<string, unknown>, message });
   const log: StrategyLogger = { debug: record, info: record, warn: record, error: record };
-  const s = await startTrading({
-    venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
-    dialect: 'v1',
-    network: 'mainnet',
+  const s = await localSession(venue, {
     key,
-    nonceStore: new MemoryNonceStore(),
     strategies: [buyer(closeOnStop)],
     strategyLogger: () => log,
   });

@@ -3,16 +3,16 @@
 // Invariant: the venue and the session are closed by the caller's cleanups; the account is funded before trading.
 
 import { expect } from 'vitest';
-import { startTrading, type TradingSession } from '../../../src/app/trading.js';
-import { connectVenue, type LiveVenue } from '../../../src/client/venue.js';
+import type { TradingSession } from '../../../src/app/trading.js';
+import type { LiveVenue } from '../../../src/client/venue.js';
 import type { OrderEvent } from '../../../src/core/intent.js';
 import { Keypair } from '../../../src/protocol/keys.js';
-import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
 import type { RiskConfigInput } from '../../../src/risk/index.js';
 import type { StrategyLogger } from '../../../src/strategy/api.js';
 import { MemoryMetrics } from '../../../src/strategy/context.js';
 import { loadStrategies } from '../../../src/strategy/loader.js';
 import { startVenue, type Venue, type VenueOptions } from '../../../src/venue-sim/server/index.js';
+import { localSession } from '../../support/local-session.js';
 
 export interface LocalTrading {
   readonly venue: Venue;
@@ -49,12 +49,8 @@ export async function tradeOnLocalVenue(
   const record = (fields: object, message: string) => void lines.push({ fields, message });
   const log: StrategyLogger = { debug: record, info: record, warn: record, error: record };
   const metrics = new MemoryMetrics();
-  const session = await startTrading({
-    venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
-    dialect: 'v1',
-    network: 'mainnet',
+  const session = await localSession(venue, {
     key,
-    nonceStore: new MemoryNonceStore(),
     strategies,
     strategyLogger: () => log,
     strategyMetrics: () => metrics,

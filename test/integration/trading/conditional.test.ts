@@ -7,11 +7,8 @@ import { join } from 'node:path';
 import { distinctUntilChanged, from, map, mergeMap } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { order as orderCommand } from '../../../src/app/commands/order.js';
-import { startTrading } from '../../../src/app/trading.js';
-import { connectVenue } from '../../../src/client/venue.js';
 import type { OrderEvent } from '../../../src/core/intent.js';
 import { Keypair } from '../../../src/protocol/keys.js';
-import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
 import { closingTrigger, defineStrategy, positionOf, schema, type Intent, type StrategyDefinition } from '../../../src/strategy/api.js';
 import type { LoadedStrategy } from '../../../src/strategy/loader.js';
 import { startVenue } from '../../../src/venue-sim/server/index.js';
@@ -19,6 +16,7 @@ import { cleanups } from '../../support/cleanups.js';
 import { until } from '../../support/until.js';
 import { Bot, stamp } from '../execution/bot.js';
 import { Trader } from '../venue/harness.js';
+import { localSession } from '../../support/local-session.js';
 
 const closers = cleanups();
 const SYMBOL = 'SOL-USD';
@@ -113,12 +111,8 @@ describe('conditional intents against the local venue', () => {
     const key = Keypair.generate();
     venue.engine.faucet(key.publicKey, 10_000);
     const events: OrderEvent[] = [];
-    const session = await startTrading({
-      venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
-      dialect: 'v1',
-      network: 'mainnet',
+    const session = await localSession(venue, {
       key,
-      nonceStore: new MemoryNonceStore(),
       strategies: [protectedLong(events)],
     });
     closers.push(() => session.stop({ deadlineMs: 5_000 }));

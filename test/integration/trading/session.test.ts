@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectVenue } from '../../../src/client/venue.js';
-import { startTrading, type TradingSession } from '../../../src/app/trading.js';
+import type { TradingSession } from '../../../src/app/trading.js';
 import { Keypair } from '../../../src/protocol/keys.js';
-import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
 import { Presigner } from '../../../src/protocol/presigner.js';
 import { loadStrategies } from '../../../src/strategy/loader.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
 import { until } from '../../support/until.js';
+import { localSession } from '../../support/local-session.js';
 
 let venue: Venue;
 let session: TradingSession;
@@ -19,12 +18,8 @@ async function marketMaker(at: Venue, trader: Keypair, minIntervalMs: number): P
   const strategies = await loadStrategies([
     { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 20, minIntervalMs } },
   ]);
-  return startTrading({
-    venue: connectVenue({ url: at.url, wsUrl: at.wsUrl, dialect: 'v1', network: 'mainnet' }),
-    dialect: 'v1',
-    network: 'mainnet',
+  return localSession(at, {
     key: trader,
-    nonceStore: new MemoryNonceStore(),
     strategies,
   });
 }
@@ -100,12 +95,8 @@ describe('a session that fails to start', () => {
     const before = venue.hub.stats.connections;
     const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
     const socketsBefore = sockets();
-    const started = startTrading({
-      venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
-      dialect: 'v1',
-      network: 'mainnet',
+    const started = localSession(venue, {
       key: Keypair.generate(),
-      nonceStore: new MemoryNonceStore(),
       strategies,
       beforeStart: () => {
         // The account and book streams are subscribed by now; their connection may still be opening.
@@ -128,12 +119,8 @@ describe('a session with keep-warm', () => {
     ]);
     let batches = 0;
     let places = 0;
-    const warmSession = await startTrading({
-      venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
-      dialect: 'v1',
-      network: 'mainnet',
+    const warmSession = await localSession(venue, {
       key: k,
-      nonceStore: new MemoryNonceStore(),
       strategies,
       keepWarmMs: 1,
       wrapSubmitter: (inner) => ({
@@ -161,12 +148,8 @@ describe('a session with keep-warm', () => {
 
   it('refuses a keepWarmMs between 0 and 1 ms', async () => {
     const strategies = await loadStrategies([{ name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01 } }]);
-    const started = startTrading({
-      venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
-      dialect: 'v1',
-      network: 'mainnet',
+    const started = localSession(venue, {
       key: Keypair.generate(),
-      nonceStore: new MemoryNonceStore(),
       strategies,
       keepWarmMs: 0.5,
     });
@@ -175,12 +158,8 @@ describe('a session with keep-warm', () => {
 
   it('refuses a strategy market the venue does not list (INVALID_INPUT)', async () => {
     const strategies = await loadStrategies([{ name: 'mm', module: 'market-maker', params: { symbol: 'DOGE-USD', size: 1, maxPosition: 10 } }]);
-    const started = startTrading({
-      venue: connectVenue({ url: venue.url, wsUrl: venue.wsUrl, dialect: 'v1', network: 'mainnet' }),
-      dialect: 'v1',
-      network: 'mainnet',
+    const started = localSession(venue, {
       key: Keypair.generate(),
-      nonceStore: new MemoryNonceStore(),
       strategies,
     });
     await expect(started).rejects.toMatchObject({ code: 'INVALID_INPUT', message: 'strategies: the venue lists no market DOGE-USD' });
