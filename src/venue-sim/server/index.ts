@@ -34,8 +34,11 @@ export interface VenueOptions {
   markets?: readonly MarketConfig[];
   /** Further engine settings (fees, faucet, history limits, ...). */
   engine?: Omit<EngineOptions, 'markets' | 'seed' | 'clock'>;
-  /** Serve this engine (a restart that keeps the venue's state) instead of a new one; `markets` and `engine` are then not used. */
-  resume?: Engine;
+  /**
+   * Serve this state of a venue that was closed (a restart that keeps the venue's state: its engine and the nonces it
+   * accepted, so nothing applied before the restart can be replayed after it); `markets` and `engine` are then not used.
+   */
+  resume?: Pick<Venue, 'engine' | 'nonces'>;
   /** Synthetic participants: false disables them. Default on. */
   flow?: boolean | Omit<FlowOptions, 'seed'>;
   /** Flow round interval, ms. Default 250. */
@@ -82,6 +85,8 @@ export interface Venue {
   readonly wsUrl: string;
   readonly port: number;
   readonly engine: Engine;
+  /** The nonces each signer had accepted (gaps-decided §3). */
+  readonly nonces: NonceGuard;
   readonly hub: WsHub;
   readonly flow: MarketFlow | undefined;
   /** Dialect of the unsigned surfaces (VenueOptions.dialect). */
@@ -97,14 +102,14 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
   const oracleKeys = oracleKeySet(opts.oracleKeys ?? []);
   const clock = opts.clock ?? systemClock();
   const seed = opts.seed ?? 1;
-  const engine = opts.resume ?? new Engine({ ...opts.engine, ...(opts.markets ? { markets: opts.markets } : {}), seed, clock });
+  const engine = opts.resume?.engine ?? new Engine({ ...opts.engine, ...(opts.markets ? { markets: opts.markets } : {}), seed, clock });
   const dialect = opts.dialect ?? 'v1';
   const network = opts.network ?? 'testnet';
   const streams = new VenueStreams(engine, dialect);
   const onInternalError = opts.onInternalError ?? ((e: unknown) => process.stderr.write(`venue internal error: ${(e as Error)?.stack ?? String(e)}\n`));
 
   const verifier = opts.verifyOnWorker === false ? inlineVerifier() : workerVerifier((e) => onInternalError(e));
-  const nonces = new NonceGuard();
+  const nonces = opts.resume?.nonces ?? new NonceGuard();
   const current = new CurrentOrderApi({
     engine,
     verifier,
@@ -191,6 +196,7 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
     wsUrl: `ws://${host}:${port}/ws`,
     port,
     engine,
+    nonces,
     hub,
     flow,
     dialect,

@@ -120,6 +120,17 @@ describe('auth (v1): replays on the system clock', () => {
     expect(state()).toBe(before);
   });
 
+  it('a venue restarted with its state remembers the nonces: a request applied before the restart is a replay after it', async () => {
+    const r = signed(owner.key, { type: 'faucet', user: owner.account, amount: 4 }, next());
+    expect(applied(await send(venue, r))).toBe(true);
+    const port = venue.port;
+    await venue.close();
+    venue = await authVenue({ port, resume: venue, oracleKeys: [oracleKey.publicKey] });
+    const before = state();
+    expect(refusal(await send(venue, r), 'faucet')).toBe('nonce already used');
+    expect(state()).toBe(before);
+  });
+
   it('nonces are per signer: the same nonce from two signers is applied for each', async () => {
     const n = next();
     const agent = Keypair.generate();

@@ -124,7 +124,7 @@ describe('perpbot record (a process, against a local venue)', () => {
     await until(() => run.stdout().includes('recording'), 'the recorder to start', 10_000);
     await new Promise((r) => setTimeout(r, 1_000));
     await v.close();
-    const again = await venue({ port: v.port, resume: v.engine, seed: 5 });
+    const again = await venue({ port: v.port, resume: v, seed: 5 });
     expect(again.port).toBe(v.port);
     expect(await run.exit, run.stderr()).toBe(0);
     const { events } = read(out);

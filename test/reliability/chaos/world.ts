@@ -108,7 +108,7 @@ export class World {
     this.venue = await startVenue({
       ...VENUE,
       port: old.port,
-      ...(keepState ? { resume: old.engine } : {}),
+      ...(keepState ? { resume: old } : {}),
       onInternalError: (e) => this.venueErrors.push(String((e as Error)?.stack ?? e)),
     });
     if (!keepState) {
