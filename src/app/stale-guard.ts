@@ -16,8 +16,8 @@ export interface StaleGuardOptions {
   /** The traded account: its stream going stale blinds every market. */
   account: string;
   strategies: readonly { readonly name: string; readonly symbols: readonly string[] }[];
-  /** Where intents go (execution). */
-  submit(strategy: string, intent: Intent): void;
+  /** Where intents go (execution), with the strategy's intent number when a strategy emitted it. */
+  submit(strategy: string, intent: Intent, seq?: number): void;
   clock: Clock;
   logger: Logger;
 }
@@ -44,12 +44,12 @@ export class StaleGuard {
    * Passes `intent` on, except a quote set for a blind market: it is held (the latest per strategy and market) and
    * submitted when the market recovers. A place or replace passes, and risk denies its place (see staleReason).
    */
-  submit(strategy: string, intent: Intent): void {
+  submit(strategy: string, intent: Intent, seq?: number): void {
     if (intent.kind === 'quoteSet') {
       this.latest.get(strategy)?.set(intent.symbol, intent);
       if (this.isBlind(intent.symbol)) return;
     }
-    this.opts.submit(strategy, intent);
+    this.opts.submit(strategy, intent, seq);
   }
 
   /** Why `symbol`'s data is stale now (its stale topics), or undefined while it is fresh (the risk view's staleData). */

@@ -239,12 +239,12 @@ async function openSession<V extends Venue>(opts: TradingOptions<V>, held: Held)
     stale: venue.health.stale().values(),
     account,
     strategies: opts.strategies,
-    submit: (strategy, intent) => exec.submit(strategy, intent),
+    submit: (strategy, intent, seq) => exec.submit(strategy, intent, seq),
     clock,
     logger,
   });
   held.guard = guard;
-  subscriptions.push(host.intents$.subscribe((h) => guard.submit(h.strategy, h.intent)));
+  subscriptions.push(host.intents$.subscribe((h) => guard.submit(h.strategy, h.intent, h.seq)));
   subscriptions.push(host.routeOrderEvents(exec.events$()));
   opts.beforeStart?.({ execution: exec, accounts, account, venue });
   await exec.start();

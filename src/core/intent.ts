@@ -140,4 +140,12 @@ export interface OrderEvent {
   readonly reason: string | undefined;
   /** Epoch ms when execution learned it. */
   readonly timeMs: number;
+  /** The strategy's intent that placed it: its number in the session (from 1) and the order's place among that intent's orders of its market and side (from 0); absent for orders no intent placed (adopted, closing on stop, quotes resent after stale data). */
+  readonly intent?: IntentRef;
+}
+
+/** Which intent placed an order: the same strategy on the same data numbers its intents alike live and in a backtest. */
+export interface IntentRef {
+  readonly seq: number;
+  readonly leg: number;
 }

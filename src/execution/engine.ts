@@ -3,7 +3,7 @@
 
 import { type Observable, Subject, filter, type Subscription } from 'rxjs';
 import type { Clock } from '../core/clock.js';
-import type { DataStamp, Intent, OrderEvent, OrderSpec } from '../core/intent.js';
+import type { DataStamp, Intent, IntentRef, OrderEvent, OrderSpec } from '../core/intent.js';
 import { SYMBOL_PATTERN, TIFS, type Network } from '../core/types.js';
 import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
@@ -16,7 +16,7 @@ import { Batcher, type Batch, type BatchSink, type Command, type FlushMode } fro
 import { cloidFactory } from './cloid.js';
 import type { ExecutionMetrics } from './metrics.js';
 import { matchItems } from './outcome.js';
-import { planIntent } from './planner.js';
+import { type PlannedStep, planIntent } from './planner.js';
 import type { Timers, VenueQueries } from './ports.js';
 import { realTimers } from './ports.js';
 import { reconcile, type ReconcileOptions, type ReconcileReport } from './reconcile.js';
@@ -100,6 +100,17 @@ export function specProblem(spec: OrderSpec): string | undefined {
   return undefined;
 }
 
+/** The place at `i` among the plan's places of its market and side: its leg (IntentRef.leg). */
+function legOf(steps: readonly PlannedStep[], i: number): number {
+  const o = (steps[i] as Extract<PlannedStep, { kind: 'place' }>).order;
+  let leg = 0;
+  for (let j = 0; j < i; j++) {
+    const s = steps[j]!;
+    if (s.kind === 'place' && s.order.symbol === o.symbol && s.order.side === o.side) leg++;
+  }
+  return leg;
+}
+
 export class Execution implements Rehearsal {
   readonly account: string;
   private readonly tracker: Tracker;
@@ -110,7 +121,7 @@ export class Execution implements Rehearsal {
   private readonly metrics: ExecutionMetrics;
   private readonly timers: Timers;
   private readonly subscriptions: Subscription[] = [];
-  private buffered: [string, Intent][] = [];
+  private buffered: [string, Intent, number | undefined][] = [];
   private stateValue: ExecutionState = 'idle';
   private reconciling: Promise<ReconcileReport> | undefined;
   private reconcileQueued: Promise<ReconcileReport> | undefined;
@@ -210,17 +221,18 @@ export class Execution implements Rehearsal {
     this.stateValue = 'running';
     const held = this.buffered;
     this.buffered = [];
-    for (const [strategy, intent] of held) this.execute(strategy, intent);
+    for (const [strategy, intent, seq] of held) this.execute(strategy, intent, seq);
     return report;
   }
 
   /**
    * Hands over one intent of `strategy`; its events follow on events$(strategy). Tick-to-trade starts at the intent's
-   * `arrivalNs` (when it carries one). Never throws for a refused intent.
+   * `arrivalNs` (when it carries one). `seq`: the strategy's intent number (HostedIntent.seq), carried by the events of
+   * the orders it places (OrderEvent.intent). Never throws for a refused intent.
    */
-  submit(strategy: string, intent: Intent): void {
-    if (this.stateValue === 'running') return this.execute(strategy, intent);
-    if (this.stateValue === 'idle' || this.stateValue === 'starting') this.buffered.push([strategy, intent]);
+  submit(strategy: string, intent: Intent, seq?: number): void {
+    if (this.stateValue === 'running') return this.execute(strategy, intent, seq);
+    if (this.stateValue === 'idle' || this.stateValue === 'starting') this.buffered.push([strategy, intent, seq]);
     else this.logger.warn({ strategy, kind: intent.kind, state: this.stateValue }, 'intent ignored: execution is stopping');
   }
 
@@ -304,7 +316,7 @@ export class Execution implements Rehearsal {
 
   // ------------------------------------------------------------------ intents → commands
 
-  private execute(strategy: string, intent: Intent): void {
+  private execute(strategy: string, intent: Intent, seq: number | undefined): void {
     const arrivalNs = intent.arrivalNs;
     this.lastIntent = intent;
     this.lastStrategy = strategy;
@@ -314,12 +326,15 @@ export class Execution implements Rehearsal {
     const nowMs = this.opts.clock.nowMs();
     const stamp: DataStamp = { dataTimeMs: intent.dataTimeMs, dataVersion: intent.dataVersion };
     let refused = false;
-    for (const step of plan.steps) {
+    for (let i = 0; i < plan.steps.length; i++) {
+      const step = plan.steps[i]!;
       if (step.kind === 'cancel') {
         if (!this.cancel(step.target, nowMs, arrivalNs)) refused = true;
-      } else if (refused && plan.linked) {
-        this.refuse(strategy, step.order, 'rejectedRiskLimit', 'LINKED', 'not placed: the cancel it replaces was refused');
-      } else this.place(strategy, step.order, stamp, nowMs, arrivalNs);
+        continue;
+      }
+      const ref = seq === undefined ? undefined : { seq, leg: legOf(plan.steps, i) };
+      if (refused && plan.linked) this.refuse(strategy, step.order, 'rejectedRiskLimit', 'LINKED', 'not placed: the cancel it replaces was refused', ref);
+      else this.place(strategy, step.order, stamp, nowMs, arrivalNs, ref);
     }
   }
 
@@ -359,11 +374,18 @@ export class Execution implements Rehearsal {
     this.batcher.enqueue({ kind: 'cancel', order, arrivalNs: undefined });
   }
 
-  private place(strategy: string, spec: OrderSpec, stamp: DataStamp, nowMs: number, arrivalNs: bigint | undefined): void {
+  private place(strategy: string, spec: OrderSpec, stamp: DataStamp, nowMs: number, arrivalNs: bigint | undefined, ref: IntentRef | undefined): void {
     const problem = specProblem(spec);
-    if (problem !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'INVALID', problem);
+    if (problem !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'INVALID', problem, ref);
     if (spec.trigger !== undefined && !this.opts.codec.triggerOrderIds)
-      return this.refuse(strategy, spec, 'rejectedInvalid', 'UNTRACKABLE', `the ${this.opts.codec.name} dialect gives trigger orders no predictable order id`);
+      return this.refuse(
+        strategy,
+        spec,
+        'rejectedInvalid',
+        'UNTRACKABLE',
+        `the ${this.opts.codec.name} dialect gives trigger orders no predictable order id`,
+        ref,
+      );
     if (!this.opts.codec.clientOrderIds && spec.clientTag !== undefined) {
       const live = this.tracker.find(strategy, { clientTag: spec.clientTag });
       if (live && !live.cancelPending)
@@ -373,6 +395,7 @@ export class Execution implements Rehearsal {
           'rejectedDuplicate',
           'DUPLICATE_TAG',
           `client tag ${JSON.stringify(spec.clientTag)} is carried by live order ${live.eventId}`,
+          ref,
         );
     }
     const op: PlannedOp = { kind: 'place', strategy, order: spec, stamp };
@@ -380,17 +403,24 @@ export class Execution implements Rehearsal {
     const decision = this.opts.risk.check(op, nowMs);
     if (!decision.ok) {
       this.metrics.denials?.inc({ reason: decision.reason });
-      const order = this.tracker.create(strategy, spec);
+      const order = this.tracker.create(strategy, spec, ref);
       this.tracker.conclude(order, 'rejectedRiskLimit', `risk ${decision.reason}: ${decision.detail}`);
       return;
     }
-    this.batcher.enqueue({ kind: 'place', order: this.tracker.create(strategy, spec), arrivalNs });
+    this.batcher.enqueue({ kind: 'place', order: this.tracker.create(strategy, spec, ref), arrivalNs });
   }
 
   /** An order refused before the risk gate (execution's own checks): a terminal event under a local id. */
-  private refuse(strategy: string, spec: OrderSpec, status: 'rejectedInvalid' | 'rejectedRiskLimit' | 'rejectedDuplicate', code: string, detail: string): void {
+  private refuse(
+    strategy: string,
+    spec: OrderSpec,
+    status: 'rejectedInvalid' | 'rejectedRiskLimit' | 'rejectedDuplicate',
+    code: string,
+    detail: string,
+    ref: IntentRef | undefined,
+  ): void {
     this.metrics.denials?.inc({ reason: `LOCAL_${code}` });
-    const order = this.tracker.create(strategy, spec);
+    const order = this.tracker.create(strategy, spec, ref);
     this.tracker.conclude(order, status, `execution ${code}: ${detail}`);
   }
 

@@ -3,7 +3,7 @@
 // a terminal order answered without a reason takes the first reason a later fact of the same status carries (the stream may come second).
 
 import type { VenueOrder } from '../core/account-data.js';
-import type { OrderEvent, OrderRef, OrderSpec, OrderStatus } from '../core/intent.js';
+import type { IntentRef, OrderEvent, OrderRef, OrderSpec, OrderStatus } from '../core/intent.js';
 import { TERMINAL_STATUSES, type LocalOrderStatus } from '../core/intent.js';
 import type { VenueOrderFact } from '../venue/port.js';
 
@@ -70,6 +70,8 @@ export class TrackedOrder implements OrderView {
     readonly cloid: string | undefined,
     /** Set when another live order of the strategy carries the same tag (it will be refused as a duplicate). */
     readonly duplicateOf: TrackedOrder | undefined,
+    /** The intent that placed it, when one did. */
+    readonly intent: IntentRef | undefined = undefined,
   ) {}
 
   get status(): LocalOrderStatus {
@@ -135,7 +137,7 @@ export class Tracker {
    * A new order waiting to be sent (status pendingNew, no id yet). A tag already carried by a live order of the
    * strategy is a duplicate: the new order reuses that order's client id (so the venue refuses it) and `duplicateOf` says so.
    */
-  create(strategy: string, spec: OrderSpec): TrackedOrder {
+  create(strategy: string, spec: OrderSpec, intent?: IntentRef): TrackedOrder {
     const key = this.nextKey++;
     let cloid: string | undefined;
     let duplicateOf: TrackedOrder | undefined;
@@ -147,7 +149,7 @@ export class Tracker {
         cloid = bound.cloid;
       } else cloid = this.opts.cloid?.(strategy, tag, key);
     }
-    const order = new TrackedOrder(key, strategy, spec, cloid, duplicateOf);
+    const order = new TrackedOrder(key, strategy, spec, cloid, duplicateOf, intent);
     if (tag !== undefined && !duplicateOf) this.tags.set(tagKey(strategy, tag), order);
     this.openSet(strategy, spec.symbol).add(order);
     return order;
@@ -381,6 +383,7 @@ export class Tracker {
       status,
       reason: order.reason,
       timeMs: this.opts.nowMs(),
+      ...(order.intent && { intent: order.intent }),
     };
     order.told = event;
     this.opts.onEvent(event, order);

@@ -12,6 +12,7 @@ export {
   type FillRecord,
   type FundingRecord,
   type JournaledFill,
+  type JournaledOrder,
   type JournalOpenOptions,
   type OrderRecord,
   type PositionRecord,

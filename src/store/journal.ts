@@ -7,7 +7,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AccountNotice } from '../core/account-data.js';
-import type { Side } from '../core/intent.js';
+import type { IntentRef, Side } from '../core/intent.js';
 import { parseJson, stringifyJson } from '../core/json.js';
 import type { NonceStore } from '../protocol/nonce.js';
 import { JournalError } from './errors.js';
@@ -74,6 +74,15 @@ export interface OrderRecord extends OrderFields {
   readonly reason?: string | undefined;
   /** Epoch ns when execution learned it. */
   readonly atNs: bigint;
+  /** The intent that placed the order, when one did. */
+  readonly intent?: IntentRef | undefined;
+}
+
+/** One order as the journal saw it: its first event's time, its last event's status and filled size, its intent. */
+export interface JournaledOrder extends Omit<OrderRecord, 'atNs'> {
+  /** Epoch ns of its first and its last event. */
+  readonly firstNs: bigint;
+  readonly lastNs: bigint;
 }
 
 /** A fill; `strategy` when known (the report otherwise looks it up from the order's events). */
@@ -256,8 +265,8 @@ export class Journal {
     this.resolve = statement(db, 'UPDATE batches SET resolution = ?, resolution_detail = ? WHERE id = ?');
     this.insertOrder = statement(
       db,
-      `INSERT INTO order_events (account, strategy, symbol, order_id, side, price, size, filled_size, status, reason, at_ns, epoch)
-       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @filledSize, @status, @reason, @atNs, @epoch)`,
+      `INSERT INTO order_events (account, strategy, symbol, order_id, side, price, size, filled_size, status, reason, at_ns, epoch, intent_seq, intent_leg)
+       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @filledSize, @status, @reason, @atNs, @epoch, @intentSeq, @intentLeg)`,
     );
     this.insertFill = statement(
       db,
@@ -379,6 +388,8 @@ export class Journal {
       reason: e.reason ?? null,
       atNs: u64Text(e.atNs),
       epoch: this.epochOf(e.account),
+      intentSeq: e.intent?.seq ?? null,
+      intentLeg: e.intent?.leg ?? null,
     });
   }
 
@@ -593,6 +604,38 @@ export class Journal {
     )
       .all(account, orderId)
       .map((r) => ({ ...r, strategy: r.strategy ?? undefined, reason: r.reason ?? undefined, atNs: BigInt(r.atNs) }));
+  }
+
+  /** Every order with events at or after `sinceMs`, in the order of their first event. */
+  orders(opts: { sinceMs?: number } = {}): JournaledOrder[] {
+    this.flush();
+    type Row = Omit<JournaledOrder, 'strategy' | 'reason' | 'intent' | 'firstNs' | 'lastNs'> & {
+      strategy: string | null;
+      reason: string | null;
+      firstNs: string;
+      lastNs: string;
+      intentSeq: number | null;
+      intentLeg: number | null;
+    };
+    return statement<[string], Row>(
+      this.db,
+      `SELECT e.account, e.strategy, e.symbol, e.order_id AS orderId, e.side, e.price, e.size, g.filled AS filledSize, e.status, e.reason,
+         g.first_ns AS firstNs, e.at_ns AS lastNs, g.intent_seq AS intentSeq, g.intent_leg AS intentLeg
+       FROM order_events e JOIN (
+         SELECT MAX(id) AS last, MIN(at_ns) AS first_ns, MAX(filled_size) AS filled, MAX(intent_seq) AS intent_seq, MAX(intent_leg) AS intent_leg
+         FROM order_events WHERE at_ns >= ? GROUP BY account, order_id
+       ) g ON e.id = g.last
+       ORDER BY g.first_ns, e.id`,
+    )
+      .all(sinceNsText(opts.sinceMs))
+      .map(({ intentSeq, intentLeg, ...r }) => ({
+        ...r,
+        strategy: r.strategy ?? undefined,
+        reason: r.reason ?? undefined,
+        firstNs: BigInt(r.firstNs),
+        lastNs: BigInt(r.lastNs),
+        ...(intentSeq !== null && { intent: { seq: intentSeq, leg: intentLeg ?? 0 } }),
+      }));
   }
 
   /** Fills at or after `sinceMs`, in time order. */

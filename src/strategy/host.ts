@@ -32,6 +32,8 @@ export interface StrategyStatus {
 export interface HostedIntent {
   readonly strategy: string;
   readonly intent: Intent;
+  /** The strategy's valid intents so far in this host, this one included (1, 2, …; a restart keeps counting). */
+  readonly seq: number;
 }
 
 export interface StrategyHostOptions {
@@ -64,6 +66,7 @@ interface Slot {
   subscription: Subscription | undefined;
   symbols: ReadonlySet<string>;
   done: Promise<void> | undefined;
+  intents: number;
 }
 
 const ACTIVE: ReadonlySet<StrategyState> = new Set(['starting', 'running']);
@@ -154,6 +157,7 @@ export class StrategyHost {
       subscription: undefined,
       symbols: new Set(),
       done: undefined,
+      intents: 0,
     };
     slot.run = run;
     slot.symbols = new Set(spec.symbols?.length ? spec.symbols : spec.context.symbols);
@@ -226,7 +230,7 @@ export class StrategyHost {
           return this.fail(slot, run, `invalid intent: intent.${field}: ${symbol} is not one of the strategy's markets (${[...slot.symbols].join(', ')})`);
       }
     }
-    this.intents.next({ strategy: slot.name, intent });
+    this.intents.next({ strategy: slot.name, intent, seq: ++slot.intents });
   }
 
   /** Ends the current run with `failed`: unsubscribes, then onStopped (its outcome only logged). */
