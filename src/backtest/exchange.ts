@@ -28,7 +28,8 @@ export interface ExchangeSink {
   book(update: BookUpdate): void;
   /** An order ended (its final state) or, at the end of the replay, is still open. */
   orderDone?(order: SimOrder): void;
-  fill?(fill: Fill): void;
+  /** `queueAheadBase`: the recorded size ahead of the order in its queue when it filled (0 for a taker fill). */
+  fill?(fill: Fill, queueAheadBase: number): void;
 }
 
 export interface ExchangeOptions {
@@ -55,6 +56,8 @@ export class SimOrder {
   maker = false;
   /** Base units of the recorded level ahead of this order in its queue. */
   ahead = 0;
+  /** `ahead` when it came to rest (undefined: it never rested). */
+  aheadAtRest: number | undefined = undefined;
   endedNs = 0n;
   triggerAbove = false;
 
@@ -453,6 +456,7 @@ export class SimExchange {
       own.set(o.priceTicks, level);
     }
     o.ahead = (o.isBuy ? sm.bids : sm.asks).get(o.priceTicks);
+    o.aheadAtRest = o.ahead;
     level.orders.push(o);
     level.lots += o.remLots;
     const p = this.account.positions[sm.m.index]!;
@@ -548,7 +552,7 @@ export class SimExchange {
     this.fills++;
     const fill: Fill = { symbol: m.symbol, orderId: o.id, side: o.side, price, size, feeUsd: fee / this.st.quoteScale, maker, cause, venueTimeNs: this.nowNs };
     this.sink.account({ kind: 'fill', fill });
-    this.sink.fill?.(fill);
+    this.sink.fill?.(fill, maker ? o.ahead : 0);
   }
 
   /**

@@ -5,7 +5,9 @@
 // work of the previous instant has run.
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Observable } from 'rxjs';
 import type { Fill } from '../core/account-data.js';
+import type { IntentRef, OrderEvent } from '../core/intent.js';
 import { ConfigError } from '../core/errors.js';
 import type { MarketRules } from '../core/market-data.js';
 import { createHash } from 'node:crypto';
@@ -41,10 +43,18 @@ export interface MarketDefaults {
   fundingIntervalMs: number;
 }
 
+/** Who sent an order: the strategy, and the intent that placed it when one did (OrderEvent.intent). */
+export interface OrderOrigin {
+  readonly strategy: string;
+  readonly intent: IntentRef | undefined;
+}
+
 /** What the runner reports while it runs (the results writer). */
 export interface BacktestSink {
-  order(order: SimOrder): void;
-  fill(fill: Fill): void;
+  /** An order ended (or was left open at the end); `origin`: the strategy that sent it and the intent that placed it. */
+  order(order: SimOrder, origin: OrderOrigin | undefined): void;
+  /** `queueAheadBase`: the recorded size ahead of the order in its queue when it filled (0 for a taker fill). */
+  fill(fill: Fill, queueAheadBase: number): void;
   /** Equity sample: time (epoch ns), equity USD, position per symbol (base units), in the markets' order. */
   equity(timeNs: bigint, equityUsd: number, positions: readonly number[]): void;
   /** Every `progressEvery` events and at the end. */
@@ -59,7 +69,10 @@ export interface BacktestOptions {
    * Starts the trading session on the simulated venue with the backtest's key (the composition root passes startTrading
    * with the v1 dialect, deterministic signing and the config's strategies, risk and execution).
    */
-  startSession: (venue: Venue, key: Keypair) => Promise<{ stop(opts: { deadlineMs: number }): Promise<unknown> }>;
+  startSession: (
+    venue: Venue,
+    key: Keypair,
+  ) => Promise<{ stop(opts: { deadlineMs: number }): Promise<unknown>; execution: { events$(): Observable<OrderEvent> } }>;
   collateralUsd: number;
   models: BacktestModels;
   seed: number;
@@ -187,11 +200,19 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     feed,
     entry: latency(opts.models.entry, rng, 'backtest.latency.entry'),
     response: latency(opts.models.response, rng, 'backtest.latency.response'),
-    onOrderDone: (o) => opts.sink.order(o),
-    onFill: (f) => opts.sink.fill(f),
+    onOrderDone: (o) => {
+      opts.sink.order(o, origins.get(o.id));
+      origins.delete(o.id);
+    },
+    onFill: (f, queueAheadBase) => opts.sink.fill(f, queueAheadBase),
   });
   const exchange = venue.exchange;
   const session = await opts.startSession(venue, key);
+  /** The origin of each order the bot sent (its id is known at signing, before the exchange sees it) until it ends. */
+  const origins = new Map<string, OrderOrigin>();
+  const originEvents = session.execution.events$().subscribe((e) => {
+    if (e.status === 'pendingNew' && !e.orderId.startsWith('local:')) origins.set(e.orderId, { strategy: e.strategy, intent: e.intent });
+  });
 
   const drain = async (level: number) => {
     if (level === DRAIN_MICROTASKS) for (let i = 0; i < MICROTASK_TURNS; i++) await undefined;
@@ -248,6 +269,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   }
   await stopping;
   exchange.finish();
+  originEvents.unsubscribe();
   opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions());
   const qs = exchange.st.quoteScale;
   return {

@@ -7,7 +7,7 @@ import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:f
 import { join } from 'node:path';
 import type { Fill } from '../core/account-data.js';
 import type { SimOrder } from './exchange.js';
-import type { BacktestResult, BacktestSink } from './replay.js';
+import type { BacktestResult, BacktestSink, OrderOrigin } from './replay.js';
 
 const FLUSH_BYTES = 1 << 16;
 const YEAR_MS = 365 * 86_400_000;
@@ -116,11 +116,27 @@ export class ResultsWriter implements BacktestSink {
       'avg_fill_price',
       'created_ns',
       'ended_ns',
+      'strategy',
+      'intent_seq',
+      'intent_leg',
+      'intent_data_ms',
+      'queue_ahead_base',
     ]);
-    this.trades = new CsvFile(join(dir, 'trades.csv'), ['time_ns', 'order_id', 'symbol', 'side', 'price', 'size', 'fee_usd', 'maker', 'cause']);
+    this.trades = new CsvFile(join(dir, 'trades.csv'), [
+      'time_ns',
+      'order_id',
+      'symbol',
+      'side',
+      'price',
+      'size',
+      'fee_usd',
+      'maker',
+      'cause',
+      'queue_ahead_base',
+    ]);
   }
 
-  order(o: SimOrder): void {
+  order(o: SimOrder, origin: OrderOrigin | undefined): void {
     this.ordersTotal++;
     if (o.filledLots > 0) this.ordersFilled++;
     this.statuses[o.status] = (this.statuses[o.status] ?? 0) + 1;
@@ -140,12 +156,17 @@ export class ResultsWriter implements BacktestSink {
       o.filledLots > 0 ? o.avgFillPrice : '',
       o.createdNs,
       open ? '' : o.endedNs,
+      origin?.strategy,
+      origin?.intent?.seq,
+      origin?.intent?.leg,
+      origin?.intent?.dataTimeMs,
+      o.aheadAtRest,
     ]);
   }
 
-  fill(f: Fill): void {
+  fill(f: Fill, queueAheadBase: number): void {
     if (f.maker) this.makerTrades++;
-    this.trades.row([f.venueTimeNs, f.orderId, f.symbol, f.side, f.price, f.size, f.feeUsd, f.maker, f.cause]);
+    this.trades.row([f.venueTimeNs, f.orderId, f.symbol, f.side, f.price, f.size, f.feeUsd, f.maker, f.cause, queueAheadBase]);
   }
 
   equity(timeNs: bigint, equityUsd: number, positions: readonly number[]): void {

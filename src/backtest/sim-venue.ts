@@ -34,7 +34,7 @@ export interface SimVenueOptions extends Omit<ExchangeOptions, 'account'> {
   response: Latency;
   /** Results: orders that ended (or were left open), and fills. */
   onOrderDone?: (order: SimOrder) => void;
-  onFill?: (fill: Fill) => void;
+  onFill?: (fill: Fill, queueAheadBase: number) => void;
   logger?: Logger;
 }
 
@@ -94,10 +94,10 @@ export class SimVenue implements Venue {
       account: (u) => this.queueAccount(u),
       book: (u) => this.queueFeed(u.symbol, this.streams.books, u),
       orderDone: (o) => this.orderDone(o),
-      fill: (f) => {
+      fill: (f, queueAheadBase) => {
         this.fillLog.push(f);
         if (this.fillLog.length > HISTORY_LIMIT) this.fillLog.shift();
-        opts.onFill?.(f);
+        opts.onFill?.(f, queueAheadBase);
       },
     });
     const streams = this.streams;

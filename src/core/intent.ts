@@ -144,8 +144,14 @@ export interface OrderEvent {
   readonly intent?: IntentRef;
 }
 
-/** Which intent placed an order: the same strategy on the same data numbers its intents alike live and in a backtest. */
+/**
+ * Which intent placed an order. The numbers drift apart between a live session and its backtest (the two see the
+ * data in different bursts, and intents after a divergent fill differ); the data time does not: it is the venue's time
+ * of the data the intent was computed from, the same in the recording.
+ */
 export interface IntentRef {
   readonly seq: number;
   readonly leg: number;
+  /** The intent's DataStamp.dataTimeMs. */
+  readonly dataTimeMs: number;
 }

@@ -332,7 +332,7 @@ export class Execution implements Rehearsal {
         if (!this.cancel(step.target, nowMs, arrivalNs)) refused = true;
         continue;
       }
-      const ref = seq === undefined ? undefined : { seq, leg: legOf(plan.steps, i) };
+      const ref = seq === undefined ? undefined : { seq, leg: legOf(plan.steps, i), dataTimeMs: intent.dataTimeMs };
       if (refused && plan.linked) this.refuse(strategy, step.order, 'rejectedRiskLimit', 'LINKED', 'not placed: the cancel it replaces was refused', ref);
       else this.place(strategy, step.order, stamp, nowMs, arrivalNs, ref);
     }

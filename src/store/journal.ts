@@ -265,8 +265,8 @@ export class Journal {
     this.resolve = statement(db, 'UPDATE batches SET resolution = ?, resolution_detail = ? WHERE id = ?');
     this.insertOrder = statement(
       db,
-      `INSERT INTO order_events (account, strategy, symbol, order_id, side, price, size, filled_size, status, reason, at_ns, epoch, intent_seq, intent_leg)
-       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @filledSize, @status, @reason, @atNs, @epoch, @intentSeq, @intentLeg)`,
+      `INSERT INTO order_events (account, strategy, symbol, order_id, side, price, size, filled_size, status, reason, at_ns, epoch, intent_seq, intent_leg, intent_data_ms)
+       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @filledSize, @status, @reason, @atNs, @epoch, @intentSeq, @intentLeg, @intentDataMs)`,
     );
     this.insertFill = statement(
       db,
@@ -390,6 +390,7 @@ export class Journal {
       epoch: this.epochOf(e.account),
       intentSeq: e.intent?.seq ?? null,
       intentLeg: e.intent?.leg ?? null,
+      intentDataMs: e.intent?.dataTimeMs ?? null,
     });
   }
 
@@ -616,25 +617,26 @@ export class Journal {
       lastNs: string;
       intentSeq: number | null;
       intentLeg: number | null;
+      intentDataMs: number | null;
     };
     return statement<[string], Row>(
       this.db,
       `SELECT e.account, e.strategy, e.symbol, e.order_id AS orderId, e.side, e.price, e.size, g.filled AS filledSize, e.status, e.reason,
-         g.first_ns AS firstNs, e.at_ns AS lastNs, g.intent_seq AS intentSeq, g.intent_leg AS intentLeg
+         g.first_ns AS firstNs, e.at_ns AS lastNs, g.intent_seq AS intentSeq, g.intent_leg AS intentLeg, g.intent_data_ms AS intentDataMs
        FROM order_events e JOIN (
-         SELECT MAX(id) AS last, MIN(at_ns) AS first_ns, MAX(filled_size) AS filled, MAX(intent_seq) AS intent_seq, MAX(intent_leg) AS intent_leg
+         SELECT MAX(id) AS last, MIN(at_ns) AS first_ns, MAX(filled_size) AS filled, MAX(intent_seq) AS intent_seq, MAX(intent_leg) AS intent_leg, MAX(intent_data_ms) AS intent_data_ms
          FROM order_events WHERE at_ns >= ? GROUP BY account, order_id
        ) g ON e.id = g.last
        ORDER BY g.first_ns, e.id`,
     )
       .all(sinceNsText(opts.sinceMs))
-      .map(({ intentSeq, intentLeg, ...r }) => ({
+      .map(({ intentSeq, intentLeg, intentDataMs, ...r }) => ({
         ...r,
         strategy: r.strategy ?? undefined,
         reason: r.reason ?? undefined,
         firstNs: BigInt(r.firstNs),
         lastNs: BigInt(r.lastNs),
-        ...(intentSeq !== null && { intent: { seq: intentSeq, leg: intentLeg ?? 0 } }),
+        ...(intentSeq !== null && { intent: { seq: intentSeq, leg: intentLeg ?? 0, dataTimeMs: intentDataMs ?? 0 } }),
       }));
   }
 

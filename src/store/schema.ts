@@ -124,7 +124,8 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX notices_time ON notices (time_ns);`,
   // The strategy's intent that placed an order (OrderEvent.intent): what perpbot compare matches live and simulated orders by.
   `ALTER TABLE order_events ADD COLUMN intent_seq INTEGER;
-   ALTER TABLE order_events ADD COLUMN intent_leg INTEGER;`,
+   ALTER TABLE order_events ADD COLUMN intent_leg INTEGER;
+   ALTER TABLE order_events ADD COLUMN intent_data_ms INTEGER;`,
 ];
 
 /** The schema version this build writes. */

@@ -11,7 +11,7 @@ import { latencyName, queueModelName } from '../../backtest/models.js';
 import type { RecordingReader } from '../../backtest/recording/events.js';
 import { readRecording } from '../../backtest/recording/reader.js';
 import { type BacktestOptions, runBacktest, singleAccount } from '../../backtest/replay.js';
-import { ResultsWriter, type Summary } from '../../backtest/results.js';
+import { ResultsWriter, type RunDescription, type Summary } from '../../backtest/results.js';
 import { ConfigError } from '../../core/errors.js';
 import { MemoryNonceStore } from '../../protocol/nonce.js';
 import { parseCommand, UsageError } from '../args.js';
@@ -57,12 +57,7 @@ export async function backtest(argv: string[], out: (line: string) => void, open
   if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(values.seed)}`);
 
   const configPath = values.config;
-  const { config, strategies } = await checkDaemonConfig(configPath);
-  if (config.venue.dialect !== 'v1') throw new ConfigError('venue.dialect', 'a backtest simulates the v1 dialect');
-  const accountName = singleAccount(config.strategies);
-  const collateralUsd = config.accounts.find((a) => a.name === accountName)?.faucetUsd ?? config.backtest.collateralUsd;
-  const bt = config.backtest;
-  const configHash = createHash('sha256').update(readFileSync(configPath)).digest('hex');
+  const { config, strategies, collateralUsd, run } = await backtestSetup(configPath, seed, dataFiles);
   const dir = values.out ?? join('results', `${configPath.replace(/^.*[\\/]/, '').replace(/\.ya?ml$/, '')}-seed${seed}`);
   const data = openRecordings(dataFiles, open);
   const symbols = data.markets.map((m) => m.symbol);
@@ -89,23 +84,41 @@ export async function backtest(argv: string[], out: (line: string) => void, open
       signal: abort.signal,
     });
     progress.done();
-    summary = writer.finish(result, {
-      configHash,
-      seed,
-      models: {
-        queue: queueModelName(bt.queue),
-        feedLatency: latencyName(bt.latency.feed),
-        entryLatency: latencyName(bt.latency.entry),
-        responseLatency: latencyName(bt.latency.response),
-      },
-      dataFiles,
-      equityIntervalMs: bt.equityIntervalMs,
-    });
+    summary = writer.finish(result, run);
   } finally {
     process.off('SIGINT', onSignal);
   }
   out(summaryTable(summary, dir));
   return 0;
+}
+
+/**
+ * Loads a daemon config for a backtest: its strategies, the starting collateral (the traded account's faucetUsd, else
+ * backtest.collateralUsd) and the run's description. Throws ConfigError for another dialect than v1 or several accounts.
+ */
+export async function backtestSetup(
+  configPath: string,
+  seed: number,
+  dataFiles: readonly string[],
+): Promise<{ config: DaemonConfig; strategies: LoadedStrategy[]; collateralUsd: number; run: RunDescription }> {
+  const { config, strategies } = await checkDaemonConfig(configPath);
+  if (config.venue.dialect !== 'v1') throw new ConfigError('venue.dialect', 'a backtest simulates the v1 dialect');
+  const accountName = singleAccount(config.strategies);
+  const collateralUsd = config.accounts.find((a) => a.name === accountName)?.faucetUsd ?? config.backtest.collateralUsd;
+  const bt = config.backtest;
+  const run: RunDescription = {
+    configHash: createHash('sha256').update(readFileSync(configPath)).digest('hex'),
+    seed,
+    models: {
+      queue: queueModelName(bt.queue),
+      feedLatency: latencyName(bt.latency.feed),
+      entryLatency: latencyName(bt.latency.entry),
+      responseLatency: latencyName(bt.latency.response),
+    },
+    dataFiles,
+    equityIntervalMs: bt.equityIntervalMs,
+  };
+  return { config, strategies, collateralUsd, run };
 }
 
 /** What a backtest takes from a daemon config: the session (its strategies, risk, batch size), the models, the market defaults. */

@@ -29,6 +29,29 @@ function setup(over: Partial<ExecutionOptions> = {}) {
   return { exec, submitter, queries, risk, timers, events };
 }
 
+describe('execution: the intent behind each order', () => {
+  it("carries the intent's number, each order's leg among its market and side, and its data time on every event; none without a number", async () => {
+    const { exec, events } = setup();
+    await exec.start();
+    const quotes = [
+      { side: 'buy' as const, price: 99, size: 1 },
+      { side: 'sell' as const, price: 101, size: 1 },
+      { side: 'buy' as const, price: 98, size: 1 },
+    ];
+    exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes, dataTimeMs: 7, dataVersion: 1 }, 12);
+    exec.submit('mm', { kind: 'place', order: spec({ price: 97 }), ...stamp });
+    await flushPromises();
+    const pending = events.filter((e) => e.status === 'pendingNew');
+    expect(pending.map((e) => [e.side, e.price, e.intent])).toEqual([
+      ['buy', 99, { seq: 12, leg: 0, dataTimeMs: 7 }],
+      ['sell', 101, { seq: 12, leg: 0, dataTimeMs: 7 }],
+      ['buy', 98, { seq: 12, leg: 1, dataTimeMs: 7 }],
+      ['buy', 97, undefined],
+    ]);
+    expect(events.filter((e) => e.price === 98).every((e) => e.intent?.seq === 12)).toBe(true);
+  });
+});
+
 describe('execution: risk gate', () => {
   it('checks every primitive op; a denied place never reaches the submitter and reaches the strategy as an event', async () => {
     const risk = new FakeRisk((op) =>

@@ -183,10 +183,10 @@ describe('Journal', () => {
 
     it('orders(): one row per order, its last status and filled size, its first and last event times and the intent that placed it', () => {
       const { journal } = journalAt();
-      journal.recordOrder(order('o1', 'buy', 2, 100, 0, { intent: { seq: 7, leg: 1 } }));
+      journal.recordOrder(order('o1', 'buy', 2, 100, 0, { intent: { seq: 7, leg: 1, dataTimeMs: T0_MS - 3 } }));
       journal.recordOrder(order('o2', 'sell', 1, 101, 1));
-      journal.recordOrder(order('o1', 'buy', 2, 100, 5, { filledSize: 2, status: 'filled', intent: { seq: 7, leg: 1 } }));
-      const { atNs: _, ...o1 } = order('o1', 'buy', 2, 100, 0, { filledSize: 2, status: 'filled', intent: { seq: 7, leg: 1 } });
+      journal.recordOrder(order('o1', 'buy', 2, 100, 5, { filledSize: 2, status: 'filled', intent: { seq: 7, leg: 1, dataTimeMs: T0_MS - 3 } }));
+      const { atNs: _, ...o1 } = order('o1', 'buy', 2, 100, 0, { filledSize: 2, status: 'filled', intent: { seq: 7, leg: 1, dataTimeMs: T0_MS - 3 } });
       const { atNs: __, ...o2 } = order('o2', 'sell', 1, 101, 1);
       expect(journal.orders()).toEqual([
         { ...o1, reason: undefined, firstNs: BigInt(T0_MS) * NS, lastNs: BigInt(T0_MS + 5) * NS },

@@ -78,7 +78,7 @@ describe('StrategyHost isolation', () => {
     expect(status).toMatchObject({ name: 'broken', state: 'failed', reason: 'create() threw: no market data' });
     expect(stopped).toEqual([['broken', 'create() threw: no market data']]);
     good.next(cancelAll(1));
-    expect(out).toEqual([{ strategy: 'good', intent: cancelAll(1) }]);
+    expect(out).toEqual([{ strategy: 'good', intent: cancelAll(1), seq: 1 }]);
     expect(host.status('good')?.state).toBe('running');
   });
 
@@ -313,6 +313,26 @@ describe('StrategyHost order events', () => {
       ctx.account.orders$.pipe(map((e): Intent => ({ kind: 'cancel', symbol: e.symbol, ref: { orderId: e.orderId }, dataTimeMs: e.timeMs, dataVersion: 0 }))),
     );
     expect(host.routeOrderEvent(event('echo', 'o9'))).toBe(true);
-    expect(out).toEqual([{ strategy: 'echo', intent: { kind: 'cancel', symbol: 'BTC-USD', ref: { orderId: 'o9' }, dataTimeMs: 1, dataVersion: 0 } }]);
+    expect(out).toEqual([{ strategy: 'echo', intent: { kind: 'cancel', symbol: 'BTC-USD', ref: { orderId: 'o9' }, dataTimeMs: 1, dataVersion: 0 }, seq: 1 }]);
+  });
+
+  it("numbers each strategy's valid intents from 1 (HostedIntent.seq), on after a restart", async () => {
+    const { host, out, start } = setup();
+    const a = new Subject<unknown>();
+    const b = new Subject<unknown>();
+    start('a', () => a);
+    start('b', () => b);
+    a.next(cancelAll(1));
+    b.next(cancelAll(2));
+    a.next(cancelAll(3));
+    await host.stop('a');
+    start('a', () => a);
+    a.next(cancelAll(4));
+    expect(out.map((i) => [i.strategy, i.intent.dataVersion, i.seq])).toEqual([
+      ['a', 1, 1],
+      ['b', 2, 1],
+      ['a', 3, 2],
+      ['a', 4, 3],
+    ]);
   });
 });
