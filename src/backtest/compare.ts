@@ -72,6 +72,13 @@ export interface CalibrationRow {
   readonly observed: number;
 }
 
+export interface FilledBy {
+  readonly both: number;
+  readonly liveOnly: number;
+  readonly simOnly: number;
+  readonly neither: number;
+}
+
 export interface Comparison {
   readonly orders: {
     readonly live: number;
@@ -89,7 +96,12 @@ export interface Comparison {
     /** Simulated minus live price of the pairs, USD. */
     readonly priceDiffUsd: Stats;
     /** Pairs by who filled them (at least partly). */
-    readonly matchedFilled: { readonly both: number; readonly liveOnly: number; readonly simOnly: number; readonly neither: number };
+    readonly matchedFilled: FilledBy;
+    /**
+     * The same for the pairs within NEAR_PRICE_BPS of each other: where both quoted (nearly) alike, a difference is the
+     * fill model's; elsewhere it mostly follows from the price difference (a quote nearer the mid fills more often).
+     */
+    readonly matchedFilledNearPrice: FilledBy;
     /** Simulated minus live placement time of the pairs, ms. */
     readonly placedDiffMs: Stats;
   };
@@ -109,6 +121,8 @@ export interface Comparison {
     readonly queueAheadBase: Stats;
   };
   readonly calibration: readonly CalibrationRow[];
+  /** The same over the pairs within NEAR_PRICE_BPS of each other (the fill model's own calibration). */
+  readonly calibrationNearPrice: readonly CalibrationRow[];
   /** PnL curves (USD, from 0) of both sides' fills marked at the same prices; live minus simulated. */
   readonly equity: {
     readonly samples: number;
@@ -119,6 +133,9 @@ export interface Comparison {
     readonly rmsDiffUsd: number;
   };
 }
+
+/** Pairs priced within this many basis points of each other count as quoting alike (matchedFilledNearPrice). */
+export const NEAR_PRICE_BPS = 0.5;
 
 /** Queue ahead at rest / order size: bucket upper bounds (the first bucket holds exactly 0). */
 const CALIBRATION_BOUNDS = [0, 1, 3, 10, 30, Number.POSITIVE_INFINITY];
@@ -191,9 +208,12 @@ export function compareRuns(input: CompareInput): Comparison {
   let liveFilledLess = 0;
   let simFilledLess = 0;
   const filled = { both: 0, liveOnly: 0, simOnly: 0, neither: 0 };
+  const filledNear = { both: 0, liveOnly: 0, simOnly: 0, neither: 0 };
   let samePrice = 0;
   const placedDiffMs: number[] = [];
   const orderPriceDiffUsd: number[] = [];
+  const rated: RatedPair[] = [];
+  const ratedNear: RatedPair[] = [];
   for (const [l, s] of pairs) {
     if (Math.abs(l.price - s.price) < 1e-9 * Math.max(1, Math.abs(l.price))) samePrice++;
     orderPriceDiffUsd.push(s.price - l.price);
@@ -202,10 +222,13 @@ export function compareRuns(input: CompareInput): Comparison {
     const sf = simFills.get(s.orderId) ?? [];
     const lFilled = lf.length > 0 || l.filledSize > 0;
     const sFilled = sf.length > 0 || s.filledSize > 0;
-    if (lFilled && sFilled) filled.both++;
-    else if (lFilled) filled.liveOnly++;
-    else if (sFilled) filled.simOnly++;
-    else filled.neither++;
+    const pair = { sim: s, liveFilled: lFilled, simFilled: sFilled };
+    rated.push(pair);
+    tally(filled, lFilled, sFilled);
+    if (Math.abs(s.price - l.price) <= NEAR_PRICE_BPS * 1e-4 * l.price) {
+      ratedNear.push(pair);
+      tally(filledNear, lFilled, sFilled);
+    }
     const n = Math.min(lf.length, sf.length);
     for (let i = 0; i < n; i++) {
       timeDiffMs.push(Number(sf[i]!.timeNs - lf[i]!.timeNs) / NS_PER_MS);
@@ -232,6 +255,7 @@ export function compareRuns(input: CompareInput): Comparison {
       matchedSamePrice: samePrice,
       priceDiffUsd: stats(orderPriceDiffUsd),
       matchedFilled: filled,
+      matchedFilledNearPrice: filledNear,
       placedDiffMs: stats(placedDiffMs),
     },
     fills: {
@@ -245,24 +269,35 @@ export function compareRuns(input: CompareInput): Comparison {
       priceDiffUsd: stats(priceDiffUsd),
       queueAheadBase: stats(queueAhead),
     },
-    calibration: calibration(pairs, liveFills, simFills),
+    calibration: calibration(rated),
+    calibrationNearPrice: calibration(ratedNear),
     equity: equityDistance(live.fills, sim.fills, input.marks),
   };
 }
 
-function calibration(
-  pairs: readonly [CompareOrder, CompareOrder][],
-  liveFills: Map<string, CompareFill[]>,
-  simFills: Map<string, CompareFill[]>,
-): CalibrationRow[] {
+function tally(by: { -readonly [K in keyof FilledBy]: number }, live: boolean, sim: boolean): void {
+  if (live && sim) by.both++;
+  else if (live) by.liveOnly++;
+  else if (sim) by.simOnly++;
+  else by.neither++;
+}
+
+/** A pair and who filled it (at least partly). */
+interface RatedPair {
+  readonly sim: CompareOrder;
+  readonly liveFilled: boolean;
+  readonly simFilled: boolean;
+}
+
+function calibration(pairs: readonly RatedPair[]): CalibrationRow[] {
   const rows = CALIBRATION_BOUNDS.map(() => ({ orders: 0, simFilled: 0, liveFilled: 0 }));
-  for (const [l, s] of pairs) {
-    if (s.queueAheadBase === undefined) continue;
-    const ratio = s.queueAheadBase / s.size;
+  for (const p of pairs) {
+    if (p.sim.queueAheadBase === undefined) continue;
+    const ratio = p.sim.queueAheadBase / p.sim.size;
     const row = rows[CALIBRATION_BOUNDS.findIndex((b) => ratio <= b)]!;
     row.orders++;
-    if ((simFills.get(s.orderId)?.length ?? 0) > 0 || s.filledSize > 0) row.simFilled++;
-    if ((liveFills.get(l.orderId)?.length ?? 0) > 0 || l.filledSize > 0) row.liveFilled++;
+    if (p.simFilled) row.simFilled++;
+    if (p.liveFilled) row.liveFilled++;
   }
   return rows.map((r, i) => ({
     bucket: i === 0 ? '0' : `${CALIBRATION_BOUNDS[i - 1]}–${Number.isFinite(CALIBRATION_BOUNDS[i]!) ? CALIBRATION_BOUNDS[i] : '∞'}`,

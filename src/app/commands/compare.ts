@@ -5,7 +5,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compareRuns, type CompareFill, type CompareOrder, type Comparison, type MarkSample } from '../../backtest/compare.js';
+import { compareRuns, NEAR_PRICE_BPS, type CompareFill, type CompareOrder, type Comparison, type MarkSample } from '../../backtest/compare.js';
 import { openRecordings } from '../../backtest/data.js';
 import type { RecordedEvent, RecordingReader } from '../../backtest/recording/events.js';
 import { readRecording } from '../../backtest/recording/reader.js';
@@ -202,6 +202,7 @@ export function formatComparison(r: CompareReport): string {
   const c = r.comparison;
   const o = c.orders;
   const f = c.fills;
+  const near = o.matchedFilledNearPrice;
   const counts = [
     { what: 'orders', live: o.live, sim: o.sim, matched: o.matched, liveOnly: o.liveOnly, simOnly: o.simOnly },
     { what: 'fills', live: f.live, sim: f.sim, matched: f.matched, liveOnly: f.liveOnly.total, simOnly: f.simOnly.total },
@@ -214,18 +215,25 @@ export function formatComparison(r: CompareReport): string {
     { 'differences of pairs (sim − live)': 'order price USD', ...c.orders.priceDiffUsd },
     { 'differences of pairs (sim − live)': 'intent number (live − sim)', ...c.orders.intentSeqDrift },
   ];
-  const calibration = c.calibration.map((row) => ({
-    'queue ahead at rest / size': row.bucket,
-    orders: row.orders,
-    'predicted (sim filled)': pct(row.predicted),
-    'observed (live filled)': pct(row.observed),
-  }));
+  const calibration = c.calibration.map((row, i) => {
+    const near = c.calibrationNearPrice[i]!;
+    return {
+      'queue ahead at rest / size': row.bucket,
+      pairs: row.orders,
+      'predicted (sim filled)': pct(row.predicted),
+      'observed (live filled)': pct(row.observed),
+      [`pairs within ${NEAR_PRICE_BPS} bp`]: near.orders,
+      predicted: pct(near.predicted),
+      observed: pct(near.observed),
+    };
+  });
   return [
     `live versus backtest: ${r.backtestDir}/compare.json (backtest files beside it)`,
     formatTable(counts),
     `matched fills: ${pct(f.matchedShare)} of live fills; live-only fills: ${f.liveOnly.orderUnmatched} of unpaired orders, ${f.liveOnly.simFilledLess} the simulation did not make; ` +
       `simulated-only fills: ${f.simOnly.orderUnmatched} of unpaired orders, ${f.simOnly.liveFilledLess} live did not make`,
     `live orders no intent placed: ${o.liveWithoutIntent}, simulated: ${o.simWithoutIntent}; matched orders: ${o.matchedSamePrice} at the same price; filled in both ${o.matchedFilled.both}, live only ${o.matchedFilled.liveOnly}, sim only ${o.matchedFilled.simOnly}, neither ${o.matchedFilled.neither}` +
+      `; within ${NEAR_PRICE_BPS} bp of each other: ${near.both + near.liveOnly + near.simOnly + near.neither} pairs, filled in both ${near.both}, live only ${near.liveOnly}, sim only ${near.simOnly}` +
       (r.liveLeftOut.outsideWindow > 0 ? `; ${r.liveLeftOut.outsideWindow} live orders outside the recording left out` : ''),
     formatTable(diffs),
     formatTable(calibration),

@@ -54,6 +54,7 @@ describe('compareRuns', () => {
     expect(c.orders.intentSeqDrift).toMatchObject({ count: 3, min: 3, max: 4 });
     expect(c.orders.priceDiffUsd).toMatchObject({ count: 3, max: 0.5 });
     expect(c.orders.matchedFilled).toEqual({ both: 1, liveOnly: 0, simOnly: 0, neither: 2 });
+    expect(c.orders.matchedFilledNearPrice).toEqual({ both: 1, liveOnly: 0, simOnly: 0, neither: 1 }); // 101 vs 101.5 is 50 bp apart
     expect(c.fills).toMatchObject({
       live: 2,
       sim: 2,
@@ -67,6 +68,7 @@ describe('compareRuns', () => {
     // S3 rested with nothing ahead (bucket 0); S1 and S2 never rested (no queue ahead): left out.
     expect(c.calibration[0]).toEqual({ bucket: '0', orders: 1, predicted: 1, observed: 1 });
     expect(c.calibration.slice(1).every((r) => r.orders === 0)).toBe(true);
+    expect(c.calibrationNearPrice[0]).toEqual(c.calibration[0]);
     // At 200 ms neither side holds a position; at 1000 ms live is long 0.02 bought at 99.5 and 98, the simulation flat
     // after buying at 99.5 and selling at 101: live 0.01 × 0.5 + 0.01 × 2 = 0.025, sim 0.015.
     expect(c.equity).toMatchObject({ samples: 2, liveFinalPnlUsd: 0.025, simFinalPnlUsd: 0.015, finalDiffUsd: 0.01, maxAbsDiffUsd: 0.01 });

@@ -23,11 +23,20 @@ const T0 = 1_700_000_000_000_000_000n;
 function setup(queue: QueueModelConfig = { model: 'riskAverse' }, collateralUsd = 1_000_000) {
   const updates: AccountUpdate[] = [];
   const fills: Fill[] = [];
+  const aheadAtFill: number[] = [];
   const done: SimOrder[] = [];
   const books: BookUpdate[] = [];
   const ex = new SimExchange(
     { markets: [MARKET], account: 'me', collateralUsd, queue: queueModel(queue) },
-    { account: (u) => updates.push(u), book: (b) => books.push(b), fill: (f) => fills.push(f), orderDone: (o) => done.push(o) },
+    {
+      account: (u) => updates.push(u),
+      book: (b) => books.push(b),
+      fill: (f, ahead) => {
+        fills.push(f);
+        aheadAtFill.push(ahead);
+      },
+      orderDone: (o) => done.push(o),
+    },
   );
   let n = 0;
   const book = (kind: 'snapshot' | 'delta', bids: [number, number][], asks: [number, number][]) =>
@@ -48,7 +57,7 @@ function setup(queue: QueueModelConfig = { model: 'riskAverse' }, collateralUsd 
     ex.submit([{ order: { c: SYMBOL, b, px, sz, r, t: { limit: { tif } } } }], [`o${++n}`], T0 + BigInt(n))[0]!;
   const order = (r: ItemResult) => (r.kind === 'order' ? r.fact : undefined);
   const live = (id: string) => ex.openOrders().find((o) => o.orderId === id);
-  return { ex, updates, fills, done, books, book, trade, place, order, live };
+  return { ex, updates, fills, aheadAtFill, done, books, book, trade, place, order, live };
 }
 
 describe('queue position', () => {
@@ -117,6 +126,27 @@ describe('queue position', () => {
 });
 
 describe('fills', () => {
+  it('reports the queue ahead of an order when it came to rest and when it filled (0 for a taker fill)', () => {
+    const s = setup();
+    s.book('snapshot', [[100, 5]], [[101, 5]]);
+    s.place(true, 100, 1);
+    s.place(true, 100.5, 1);
+    s.trade(100, 4, 'sell'); // 1 of the 5 ahead left at 100
+    s.trade(99.5, 0.1, 'sell'); // through both bids: the 100.5 bid had nothing ahead, the 100 bid still 1
+    s.place(false, 100, 0.5); // takes the rest of the book's bids
+    expect(s.fills.map((f) => [f.price, f.maker])).toEqual([
+      [100.5, true],
+      [100, true],
+      [100, false],
+    ]);
+    expect(s.aheadAtFill).toEqual([0, 1, 0]);
+    expect(s.done.map((o) => [o.price, o.aheadAtRest])).toEqual([
+      [100.5, 0],
+      [100, 5],
+      [100, undefined],
+    ]);
+  });
+
   it('a trade through the price fills the whole order at its own price; the book reaching it does too', () => {
     const s = setup();
     s.book('snapshot', [[100, 5]], [[101, 5]]);
