@@ -54,9 +54,10 @@ describe('perpbot compare (live on the local venue versus the backtest of its re
     expect(o.liveOnly + o.matched).toBe(o.live);
     expect(o.simOnly + o.matched).toBe(o.sim);
     // Most live orders have a simulated partner from the same intent (the same data time, market, side and leg). The
-    // rest: quotes the strategy computed from books the two saw in different bursts (throttleTime windows of 250 ms in
-    // wall-clock and in replay time start at different moments), the first ones before the recording began, and after a
-    // fill only one of them made, quote sets that differ and are sent on other book changes (requoteTicks).
+    // rest were computed from book states only one side quoted off: the venue sends book changes in bursts, live the
+    // session conflates a burst into one book while the replay delivers each change, and the 250 ms throttle windows
+    // open at other moments; the first live ones came before the recording began; after a fill only one side made,
+    // the inventory skew moves the quotes apart.
     expect(o.matched / o.live).toBeGreaterThan(0.5);
     // Pairs are the same decision: placed within one throttle window and close in price (inventory skew and the
     // volatility estimate, which the live strategy started on data before the recording, move prices a little).
