@@ -40,8 +40,8 @@ export interface CompareReport {
   readonly journal: string;
   readonly recording: string;
   readonly backtestDir: string;
-  /** The recording's first and last receive times, epoch ns. */
-  readonly window: { readonly fromNs: bigint; readonly toNs: bigint };
+  /** The recording's first and last receive times, epoch ns (decimal text: beyond JSON's exact integers). */
+  readonly window: { readonly fromNs: string; readonly toNs: string };
   /** Live orders of the config's strategies placed outside the window (left out), and those no venue saw (refused locally). */
   readonly liveLeftOut: { readonly outsideWindow: number; readonly neverSent: number };
   readonly comparison: Comparison;
@@ -94,52 +94,52 @@ export interface CompareOptions {
 /** Runs the backtest into `out`, compares it with the journal, writes `out`/compare.json and returns the report. */
 export async function compareLive(opts: CompareOptions): Promise<CompareReport> {
   const journal = Journal.open(opts.journal, { mustExist: true });
-  const { config, strategies, collateralUsd, run } = await backtestSetup(opts.config, opts.seed, [opts.recording]);
-  const data = openRecordings([opts.recording], opts.open ?? readRecording);
-  const symbols = data.markets.map((m) => m.symbol);
-  const writer = new ResultsWriter(opts.out, symbols);
-  const simOrders: CompareOrder[] = [];
-  const simFills: CompareFill[] = [];
-  const marks = markSampler(MARK_INTERVAL_MS);
-  const result = await runBacktest({
-    ...backtestOptions(config, strategies),
-    events: marks.tap(data.events),
-    markets: data.markets,
-    collateralUsd,
-    seed: opts.seed,
-    sink: {
-      order(o, origin) {
-        writer.order(o, origin);
-        simOrders.push({
-          orderId: o.id,
-          strategy: origin?.strategy,
-          symbol: o.m.symbol,
-          side: o.side,
-          price: o.price,
-          size: o.size,
-          filledSize: o.m.size(o.filledLots),
-          status: o.status,
-          timeNs: o.createdNs,
-          intent: origin?.intent,
-          queueAheadBase: o.aheadAtRest,
-        });
-      },
-      fill(f, queueAheadBase) {
-        writer.fill(f, queueAheadBase);
-        simFills.push({ ...f, timeNs: f.venueTimeNs, queueAheadBase });
-      },
-      equity: (timeNs, equityUsd, positions) => writer.equity(timeNs, equityUsd, positions),
-    },
-  });
-  writer.finish(result, run);
-  const fromNs = result.firstEventNs ?? 0n;
-  const toNs = result.lastEventNs ?? 0n;
-
-  const names = new Set(strategies.map((s) => s.name));
-  let outsideWindow = 0;
-  let neverSent = 0;
-  const liveOrders: CompareOrder[] = [];
   try {
+    const { config, strategies, collateralUsd, run } = await backtestSetup(opts.config, opts.seed, [opts.recording]);
+    const data = openRecordings([opts.recording], opts.open ?? readRecording);
+    const symbols = data.markets.map((m) => m.symbol);
+    const writer = new ResultsWriter(opts.out, symbols);
+    const simOrders: CompareOrder[] = [];
+    const simFills: CompareFill[] = [];
+    const marks = markSampler(MARK_INTERVAL_MS);
+    const result = await runBacktest({
+      ...backtestOptions(config, strategies),
+      events: marks.tap(data.events),
+      markets: data.markets,
+      collateralUsd,
+      seed: opts.seed,
+      sink: {
+        order(o, origin) {
+          writer.order(o, origin);
+          simOrders.push({
+            orderId: o.id,
+            strategy: origin?.strategy,
+            symbol: o.m.symbol,
+            side: o.side,
+            price: o.price,
+            size: o.size,
+            filledSize: o.m.size(o.filledLots),
+            status: o.status,
+            timeNs: o.createdNs,
+            intent: origin?.intent,
+            queueAheadBase: o.aheadAtRest,
+          });
+        },
+        fill(f, queueAheadBase) {
+          writer.fill(f, queueAheadBase);
+          simFills.push({ ...f, timeNs: f.venueTimeNs, queueAheadBase });
+        },
+        equity: (timeNs, equityUsd, positions) => writer.equity(timeNs, equityUsd, positions),
+      },
+    });
+    writer.finish(result, run);
+    const fromNs = result.firstEventNs ?? 0n;
+    const toNs = result.lastEventNs ?? 0n;
+
+    const names = new Set(strategies.map((s) => s.name));
+    let outsideWindow = 0;
+    let neverSent = 0;
+    const liveOrders: CompareOrder[] = [];
     for (const o of journal.orders()) {
       if (o.strategy === undefined || !names.has(o.strategy)) continue;
       if (o.orderId.startsWith('local:')) neverSent++;
@@ -156,7 +156,7 @@ export async function compareLive(opts: CompareOptions): Promise<CompareReport> 
       journal: opts.journal,
       recording: opts.recording,
       backtestDir: opts.out,
-      window: { fromNs, toNs },
+      window: { fromNs: fromNs.toString(), toNs: toNs.toString() },
       liveLeftOut: { outsideWindow, neverSent },
       comparison,
     };
