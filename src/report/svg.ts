@@ -139,19 +139,19 @@ function linePath(points: readonly Point[], f: Frame, step: boolean): string {
 /** A chart of values over time; the hover script reads its time and value range from the data attributes. */
 export function timeChart(o: TimeChartOptions): string {
   const height = o.heightPx ?? 220;
-  const all = o.series.flatMap((s) => s.points);
   const markers = o.markers ?? [];
-  if (all.length === 0 && markers.length === 0) return noData(o.label, height);
+  if (o.series.every((s) => s.points.length === 0) && markers.length === 0) return noData(o.label, height);
   let t0 = Number.POSITIVE_INFINITY;
   let t1 = Number.NEGATIVE_INFINITY;
   let lo = o.zero ? 0 : Number.POSITIVE_INFINITY;
   let hi = o.zero ? 0 : Number.NEGATIVE_INFINITY;
-  for (const p of [...all, ...markers]) {
-    t0 = Math.min(t0, p.tMs);
-    t1 = Math.max(t1, p.tMs);
-    lo = Math.min(lo, p.v);
-    hi = Math.max(hi, p.v);
-  }
+  for (const points of [...o.series.map((s) => s.points), markers])
+    for (const p of points) {
+      if (p.tMs < t0) t0 = p.tMs;
+      if (p.tMs > t1) t1 = p.tMs;
+      if (p.v < lo) lo = p.v;
+      if (p.v > hi) hi = p.v;
+    }
   const f = frame(t0, t1, lo, hi, height);
   const data = ` data-t0="${t0}" data-t1="${t1}" data-v0="${f.v0}" data-v1="${f.v1}" data-box="${LEFT} ${TOP} ${WIDTH - RIGHT} ${height - BOTTOM}" data-unit="${escapeHtml(o.unit)}"`;
   let body = axes(f);
