@@ -30,6 +30,8 @@ export interface ExchangeSink {
   orderDone?(order: SimOrder): void;
   /** `queueAheadBase`: the recorded size ahead of the order in its queue when it filled (0 for a taker fill). */
   fill?(fill: Fill, queueAheadBase: number): void;
+  /** A funding payment of the account: USD received (negative: paid), the rate applied, exchange time (epoch ns). */
+  funding?(symbol: string, amountUsd: number, rate: number, timeNs: bigint): void;
 }
 
 export interface ExchangeOptions {
@@ -213,6 +215,15 @@ export class SimExchange {
   /** Equity at the current marks, USD. */
   equityUsd(): number {
     return computeRisk(this.account, this.st.quoteScale, this.risk).equity;
+  }
+
+  /** The recorded book's mid price, USD (the mark while a side is empty); undefined for an unknown symbol. */
+  midPrice(symbol: string): number | undefined {
+    const sm = this.markets.get(symbol);
+    if (sm === undefined) return undefined;
+    const bid = sm.bids.best();
+    const ask = sm.asks.best();
+    return bid !== undefined && ask !== undefined ? sm.m.price(bid + ask) / 2 : sm.m.markPrice();
   }
 
   positionSize(symbol: string): number {
@@ -650,6 +661,7 @@ export class SimExchange {
     p.funding += signed;
     this.fundingUnits += signed;
     this.st.touch(a, p);
+    this.sink.funding?.(m.symbol, Number(signed) / this.st.quoteScale, rate, this.nowNs);
   }
 
   private fireTriggers(sm: SimMarket): void {

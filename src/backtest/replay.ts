@@ -53,10 +53,18 @@ export interface OrderOrigin {
 export interface BacktestSink {
   /** An order ended (or was left open at the end); `origin`: the strategy that sent it and the intent that placed it. */
   order(order: SimOrder, origin: OrderOrigin | undefined): void;
-  /** `queueAheadBase`: the recorded size ahead of the order in its queue when it filled (0 for a taker fill). */
-  fill(fill: Fill, queueAheadBase: number): void;
-  /** Equity sample: time (epoch ns), equity USD, position per symbol (base units), in the markets' order. */
-  equity(timeNs: bigint, equityUsd: number, positions: readonly number[]): void;
+  /**
+   * A fill, the recorded book's mid price of its market when it happened (USD), and the recorded size ahead of the
+   * order in its queue when it filled (0 for a taker fill).
+   */
+  fill(fill: Fill, midUsd: number, queueAheadBase: number): void;
+  /** A funding payment: USD received (negative: paid), the rate applied, exchange time (epoch ns). */
+  funding?(symbol: string, amountUsd: number, rate: number, timeNs: bigint): void;
+  /**
+   * Equity sample: time (epoch ns), equity USD, position per symbol (base units) and the recorded book's mid price per
+   * symbol (USD), both in the markets' order.
+   */
+  equity(timeNs: bigint, equityUsd: number, positions: readonly number[], midsUsd: readonly number[]): void;
   /** Every `progressEvery` events and at the end. */
   progress?(events: number, timeNs: bigint): void;
 }
@@ -204,7 +212,8 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
       opts.sink.order(o, origins.get(o.id));
       origins.delete(o.id);
     },
-    onFill: (f, queueAheadBase) => opts.sink.fill(f, queueAheadBase),
+    onFill: (f, queueAheadBase) => opts.sink.fill(f, venue.exchange.midPrice(f.symbol) ?? 0, queueAheadBase),
+    onFunding: (symbol, amountUsd, rate, timeNs) => opts.sink.funding?.(symbol, amountUsd, rate, timeNs),
   });
   const exchange = venue.exchange;
   const session = await opts.startSession(venue, key);
@@ -224,12 +233,13 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   await drain(DRAIN_ALL);
 
   const positions = () => symbols.map((s) => exchange.positionSize(s));
+  const mids = () => symbols.map((s) => exchange.midPrice(s) ?? 0);
   const equityNs = Math.max(1, Math.round(opts.equityIntervalMs * 1e6));
   const sample = () => {
-    opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions());
+    opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions(), mids());
     time.at(time.nowRelNs + equityNs, sample, 0);
   };
-  opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions());
+  opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions(), mids());
   time.at(time.nowRelNs + equityNs, sample, 0);
 
   const recordedFeed = feedModel.model === 'recorded';
@@ -270,7 +280,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   await stopping;
   exchange.finish();
   originEvents.unsubscribe();
-  opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions());
+  opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions(), mids());
   const qs = exchange.st.quoteScale;
   return {
     ...result,

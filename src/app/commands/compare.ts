@@ -125,11 +125,12 @@ export async function compareLive(opts: CompareOptions): Promise<CompareReport> 
             queueAheadBase: o.aheadAtRest,
           });
         },
-        fill(f, queueAheadBase) {
-          writer.fill(f, queueAheadBase);
+        fill(f, midUsd, queueAheadBase) {
+          writer.fill(f, midUsd, queueAheadBase);
           simFills.push({ ...f, timeNs: f.venueTimeNs, queueAheadBase });
         },
-        equity: (timeNs, equityUsd, positions) => writer.equity(timeNs, equityUsd, positions),
+        funding: (symbol, amountUsd, rate, timeNs) => writer.funding(symbol, amountUsd, rate, timeNs),
+        equity: (timeNs, equityUsd, positions, midsUsd) => writer.equity(timeNs, equityUsd, positions, midsUsd),
       },
     });
     writer.finish(result, run);
@@ -140,7 +141,7 @@ export async function compareLive(opts: CompareOptions): Promise<CompareReport> 
     let outsideWindow = 0;
     let neverSent = 0;
     const liveOrders: CompareOrder[] = [];
-    for (const o of journal.orders()) {
+    for (const o of journal.journaledOrders()) {
       if (o.strategy === undefined || !names.has(o.strategy)) continue;
       if (o.orderId.startsWith('local:')) neverSent++;
       else if (o.firstNs < fromNs || o.firstNs > toNs) outsideWindow++;

@@ -1,6 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
@@ -100,6 +100,25 @@ describe('Journal', () => {
     expect(() => Journal.open(path)).toThrow(/schema version 99 is newer/);
   });
 
+  it('opens read-only: reads what a writer committed, writes nothing, and refuses a missing file or another schema version', () => {
+    const { journal, path } = journalAt();
+    journal.recordFill(fill('o1', 'buy', 1, 100, 0.1, 1_000));
+    journal.flush();
+    const reader = Journal.open(path, { readOnly: true });
+    open.push(reader);
+    expect(reader.fills().map((f) => f.orderId)).toEqual(['o1']);
+    expect(() => reader.recordBatch(batch(5n))).toThrow(/readonly/);
+    reader.close();
+    const missing = join(dirname(path), 'missing.sqlite');
+    expect(() => Journal.open(missing, { readOnly: true })).toThrow(`no journal at ${missing}`);
+    expect(existsSync(missing)).toBe(false);
+    journal.close();
+    const db = new Database(path);
+    db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    db.close();
+    expect(() => Journal.open(path, { readOnly: true })).toThrow(`has schema version ${SCHEMA_VERSION - 1}, this build reads ${SCHEMA_VERSION}`);
+  });
+
   describe('nonces', () => {
     it('keep u64 marks exactly (up to 2^64 − 1) per signer, never lowering them', () => {
       const { journal } = journalAt();
@@ -181,18 +200,18 @@ describe('Journal', () => {
       reader.close();
     });
 
-    it('orders(): one row per order, its last status and filled size, its first and last event times and the intent that placed it', () => {
+    it('journaledOrders(): one row per order, its last status and filled size, its first and last event times and the intent that placed it', () => {
       const { journal } = journalAt();
       journal.recordOrder(order('o1', 'buy', 2, 100, 0, { intent: { seq: 7, leg: 1, dataTimeMs: T0_MS - 3 } }));
       journal.recordOrder(order('o2', 'sell', 1, 101, 1));
       journal.recordOrder(order('o1', 'buy', 2, 100, 5, { filledSize: 2, status: 'filled', intent: { seq: 7, leg: 1, dataTimeMs: T0_MS - 3 } }));
       const { atNs: _, ...o1 } = order('o1', 'buy', 2, 100, 0, { filledSize: 2, status: 'filled', intent: { seq: 7, leg: 1, dataTimeMs: T0_MS - 3 } });
       const { atNs: __, ...o2 } = order('o2', 'sell', 1, 101, 1);
-      expect(journal.orders()).toEqual([
+      expect(journal.journaledOrders()).toEqual([
         { ...o1, reason: undefined, firstNs: BigInt(T0_MS) * NS, lastNs: BigInt(T0_MS + 5) * NS },
         { ...o2, reason: undefined, firstNs: BigInt(T0_MS + 1) * NS, lastNs: BigInt(T0_MS + 1) * NS },
       ]);
-      expect(journal.orders({ sinceMs: T0_MS + 1 }).map((o) => o.orderId)).toEqual(['o2', 'o1']);
+      expect(journal.journaledOrders({ sinceMs: T0_MS + 1 }).map((o) => o.orderId)).toEqual(['o2', 'o1']);
     });
 
     it('round-trip orders, fills, funding and positions', () => {
