@@ -362,8 +362,6 @@ export class Execution implements Rehearsal {
   private place(strategy: string, spec: OrderSpec, stamp: DataStamp, nowMs: number, arrivalNs: bigint | undefined): void {
     const problem = specProblem(spec);
     if (problem !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'INVALID', problem);
-    if (spec.trigger !== undefined && !this.opts.codec.triggerOrderIds)
-      return this.refuse(strategy, spec, 'rejectedInvalid', 'UNTRACKABLE', `the ${this.opts.codec.name} dialect gives trigger orders no predictable order id`);
     if (!this.opts.codec.clientOrderIds && spec.clientTag !== undefined) {
       const live = this.tracker.find(strategy, { clientTag: spec.clientTag });
       if (live && !live.cancelPending)

@@ -1,6 +1,6 @@
-// Wiring for execution integration tests: an Execution on the real local venue through the live venue adapter (its
-// submitter, account queries and account stream; a hand-written risk gate) plus a counter of the order actions the
-// venue applied, per account.
+// Wiring for execution integration tests: an Execution on the real local venue, in the venue's dialect and network,
+// through the live venue adapter (its submitter, account queries and account stream; a hand-written risk gate) plus a
+// counter of the order actions the venue applied, per account.
 import type { Subscription } from 'rxjs';
 import { AccountStreams } from '../../../src/account/account.js';
 import { HttpClient } from '../../../src/client/http.js';
@@ -67,20 +67,22 @@ export class Bot {
     over: Partial<ExecutionOptions> = {},
     net: BotNet = {},
   ) {
+    const { dialect, network } = venue;
     const http = new HttpClient({
       baseUrl: net.httpUrl ?? venue.url,
-      dialect: 'v1',
+      dialect,
       timeoutMs: net.timeoutMs,
       rateLimit: { perSecond: 1000, burst: 1000 },
       cancelRateLimit: { perSecond: 1000, burst: 1000 },
     });
-    const pool = new WsPool({ url: net.wsUrl ?? venue.wsUrl, dialect: 'v1', backoff: { initialMs: 20, maxMs: 100 } });
-    this.live = liveVenueOf({ http, pool, dialect: 'v1', network: 'mainnet' });
+    const pool = new WsPool({ url: net.wsUrl ?? venue.wsUrl, dialect, backoff: { initialMs: 20, maxMs: 100 } });
+    this.live = liveVenueOf({ http, pool, dialect, network });
     const { clock } = this.live;
     const streams = new AccountStreams({ source: this.live.account, backoff: { initialMs: 20, maxMs: 100 } });
     const feeds = accountFeeds(streams, key.publicKey);
     this.exec = new Execution({
-      codec: codecFor('v1'),
+      codec: codecFor(dialect),
+      network,
       key,
       nonces: new NonceSource({ signer: key.publicKey, clock, store: new MemoryNonceStore() }),
       submitter: this.live.submitter,

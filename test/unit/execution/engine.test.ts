@@ -233,17 +233,15 @@ describe('execution: a codec without client order ids (current dialect)', () => 
     expect(exec.openOrders('mm').map((o) => o.spec.price)).toEqual([99]);
   });
 
-  it('refuses a trigger order locally: the dialect predicts no id for st / tp, so it could not be tracked', async () => {
-    const denials = new MemoryCounter();
-    const { exec, submitter, events } = setup({ codec: codecFor('current'), metrics: { denials } });
+  it("sends a trigger order as st and tracks it under the id computed at signing (perpbot's conditional id rule)", async () => {
+    const { exec, submitter } = setup({ codec: codecFor('current') });
     await exec.start();
     exec.submit('mm', { kind: 'place', order: spec({ side: 'sell', reduceOnly: true, trigger: { kind: 'stop', triggerPrice: 95 } }), ...stamp });
     await flushPromises();
-    expect(submitter.sent).toHaveLength(0);
-    expect(events).toEqual([
-      expect.objectContaining({ status: 'rejectedInvalid', reason: 'execution UNTRACKABLE: the current dialect gives trigger orders no predictable order id' }),
-    ]);
-    expect(denials.get('LOCAL_UNTRACKABLE')).toBe(1);
+    expect(submitter.sent[0]!.body.actions).toEqual([{ st: { c: 'BTC-USD', d: false, sz: 1, tr: 95, lim: 100, i: false } }]);
+    const id = submitter.sent[0]!.request.encoded.orderIds[0];
+    expect(typeof id).toBe('string');
+    expect(exec.openOrders('mm').map((o) => o.orderId)).toEqual([id]);
   });
 });
 

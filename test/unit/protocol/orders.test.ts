@@ -39,7 +39,6 @@ describe('trigger orders in v1 (spec: t = {trigger: {is_market, triggerPx}}; gap
     expect(hex(encoded.signable)).toContain(item('0000000000000000', '01') + item('00000000e830f740', '00'));
     expect(encoded.orderIds.every((id) => typeof id === 'string')).toBe(true);
     expect(hex(codec.encodeTrusted(input(actions)).signable)).toBe(hex(encoded.signable));
-    expect(codec.triggerOrderIds).toBe(true);
   });
 });
 
@@ -54,11 +53,11 @@ describe('trigger orders in the current dialect (venue-protocol §4.2: st / tp {
     expect(currentOrderActions([place({ ...buyTakeProfit, side: 'sell' })])).toEqual([{ tp: { c: 'BTC-USD', d: true, sz: 0.25, tr: 95_000, i: false } }]);
   });
 
-  it('the codec validates and signs them (variant 5 and 6), predicts no id for them and says so', () => {
+  it('the codec validates and signs them (variant 5 and 6) and gives each its conditional order id', () => {
     const codec = codecFor('current');
     const encoded = codec.encode(input(codec.orderActions([place(sellStopLimit), place(buyTakeProfit)])));
-    expect(encoded.orderIds).toEqual([null, null]);
-    expect(codec.triggerOrderIds).toBe(false);
+    expect(encoded.orderIds.every((id) => typeof id === 'string')).toBe(true);
+    expect(new Set(encoded.orderIds).size).toBe(2);
     expect(hex(encoded.signable)).toMatch(/05000000.*06000000/);
   });
 
