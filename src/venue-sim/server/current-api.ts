@@ -219,6 +219,23 @@ export class CurrentOrderApi {
         };
         return one({ order }).map((s) => currentItemStatus(s, isBuy));
       }
+      // `trl.b` and `rng.d` name the position protected (true: a long, so the order sells): stated for `rng.d`
+      // (venue-protocol §4.2), inferred for `trl.b` ("protected side"); both run reduce-only, as market orders when fired.
+      case 'trl': {
+        const t = actionBody(action, tag);
+        const refused = this.conditionalRefusal(action, tag);
+        if (refused !== undefined) return [{ rejectedInvalid: { oid: id, reason: refused } }];
+        const order = { c: t.c, b: !t.b, px: 0, sz: Number(t.sz), r: true, t: { trigger: { is_market: true, triggerPx: 0, trailBps: t.trb, stepBps: t.stb } } };
+        return one({ order }).map((s) => currentItemStatus(s, !t.b));
+      }
+      case 'rng': {
+        const r = actionBody(action, tag);
+        const refused = this.conditionalRefusal(action, tag);
+        if (refused !== undefined) return [{ rejectedInvalid: { oid: id, reason: refused } }];
+        const trigger = { is_market: true, triggerPx: Number(r.pmin), highPx: Number(r.pmax) };
+        const order = { c: r.c, b: !r.d, px: 0, sz: Number(r.sz), r: true, t: { trigger } };
+        return one({ order }).map((s) => currentItemStatus(s, !r.d));
+      }
       case 'cx': {
         const cx = actionBody(action, 'cx');
         const statuses = one({ cancel: { c: cx.c, oid: cx.oid } });
@@ -245,6 +262,18 @@ export class CurrentOrderApi {
       default:
         return [{ error: { message: `${tag} is not supported by the local venue` } }];
     }
+  }
+
+  /** Why the local venue cannot run this trailing stop or range as sent, or undefined. */
+  private conditionalRefusal(action: Action, tag: 'trl' | 'rng'): string | undefined {
+    const body = actionBody(action, tag);
+    if (body.i) return 'isolated margin (i) is not supported by the local venue';
+    if (tag === 'trl' && actionBody(action, tag).lim != null) return 'a trailing stop with a limit (lim) is not supported by the local venue';
+    if (tag === 'rng') {
+      const r = actionBody(action, tag);
+      if (r.lmin != null || r.lmax != null) return 'range limits (lmin, lmax) are not supported by the local venue: both legs fire as market orders';
+    }
+    return undefined;
   }
 
   /** ALO_SLIDE (§14): a post-only price that would cross is moved one tick behind the opposite best price. */

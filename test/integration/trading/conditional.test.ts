@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { distinctUntilChanged, from, map, mergeMap } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { order as orderCommand } from '../../../src/app/commands/order.js';
-import type { OrderEvent } from '../../../src/core/intent.js';
+import type { OrderEvent, TriggerSpec } from '../../../src/core/intent.js';
 import type { Dialect } from '../../../src/core/types.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { closingTrigger, defineStrategy, positionOf, schema, type Intent, type StrategyDefinition } from '../../../src/strategy/api.js';
@@ -161,6 +161,50 @@ describe('conditional intents against the local venue', () => {
     },
     40_000,
   );
+});
+
+describe("the current dialect's trailing stops and ranges from intents, through execution and the local venue", () => {
+  it('each is tracked under the id computed at signing: untriggered while parked, filled when the mark reaches it', async () => {
+    const { venue, setMark } = await venueAtMark(100, 'current');
+    const lp = new Trader(venue);
+    await lp.faucet(1_000_000);
+    await lp.orders(lp.limit(SYMBOL, false, 100, 2), lp.limit(SYMBOL, true, 99, 10));
+    const b = new Bot(venue);
+    closers.push(() => b.close({ deadlineMs: 2_000 }));
+    await new Trader(venue, b.key).faucet(10_000);
+    await b.exec.start();
+    b.exec.submit('s', { kind: 'place', order: { symbol: SYMBOL, side: 'buy', size: 2, tif: 'IOC', reduceOnly: false }, ...stamp() });
+    await until(() => b.of('s').some((e) => e.status === 'filled'), 'the long opened');
+    const closing = (clientTag: string, trigger: TriggerSpec) =>
+      b.exec.submit('s', { kind: 'place', order: { symbol: SYMBOL, side: 'sell', size: 1, tif: 'GTC', reduceOnly: true, clientTag, trigger }, ...stamp() });
+    closing('trail', { kind: 'trailing', trailBps: 100, stepBps: 0 });
+    closing('range', { kind: 'range', low: 90, high: 110 });
+    const statuses = (tag: string) =>
+      b
+        .of('s')
+        .filter((e) => e.clientTag === tag)
+        .map((e) => e.status);
+    await until(() => statuses('trail').includes('untriggered') && statuses('range').includes('untriggered'), 'both parked');
+    const parkedIds = b.exec.openOrders('s').map((o) => o.orderId);
+    expect((await b.openAtVenue()).map((o) => o.orderId).sort()).toEqual([...parkedIds].sort());
+
+    await setMark(104); // the trailing stop's trigger follows to 1% below 104
+    await setMark(102.9);
+    await until(() => statuses('trail').includes('filled'), 'the trailing stop filled');
+    expect(statuses('range')).toEqual(['pendingNew', 'untriggered']);
+    await setMark(110);
+    await until(() => statuses('range').includes('filled'), 'the range filled at its upper bound');
+    for (const tag of ['trail', 'range']) expect(statuses(tag)).toEqual(['pendingNew', 'untriggered', 'filled']);
+    expect(
+      new Set(
+        b
+          .of('s')
+          .filter((e) => e.clientTag !== undefined)
+          .map((e) => e.orderId),
+      ),
+    ).toEqual(new Set(parkedIds));
+    expect(await b.openAtVenue()).toEqual([]);
+  }, 30_000);
 });
 
 describe('perpbot order place --trigger against the local venue', () => {

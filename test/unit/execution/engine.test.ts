@@ -243,6 +243,31 @@ describe('execution: a codec without client order ids (current dialect)', () => 
     expect(typeof id).toBe('string');
     expect(exec.openOrders('mm').map((o) => o.orderId)).toEqual([id]);
   });
+
+  it('refuses locally what the dialect cannot express: a trailing stop in v1, a trigger that is not reduce-only in current', async () => {
+    const denials = new MemoryCounter();
+    const trailing = spec({ side: 'sell', price: undefined, reduceOnly: true, trigger: { kind: 'trailing', trailBps: 100, stepBps: 0 } });
+    const v1 = setup({ codec: codecFor('v1'), metrics: { denials } });
+    const current = setup({ codec: codecFor('current'), metrics: { denials } });
+    for (const { exec } of [v1, current]) await exec.start();
+    v1.exec.submit('mm', { kind: 'place', order: trailing, ...stamp });
+    current.exec.submit('mm', { kind: 'place', order: { ...trailing, reduceOnly: false }, ...stamp });
+    current.exec.submit('mm', { kind: 'place', order: trailing, ...stamp });
+    await flushPromises();
+    expect(v1.submitter.sent).toHaveLength(0);
+    expect(v1.events.map((e) => [e.status, e.reason])).toEqual([
+      [
+        'rejectedInvalid',
+        'execution UNSUPPORTED: the v1 dialect: trigger.kind: the v1 dialect has no trailing orders (stop and takeProfit only); use the current dialect',
+      ],
+    ]);
+    expect(current.events[0]).toMatchObject({
+      status: 'rejectedInvalid',
+      reason: expect.stringMatching(/^execution UNSUPPORTED: the current dialect: reduceOnly: /),
+    });
+    expect(denials.get('LOCAL_UNSUPPORTED')).toBe(2);
+    expect(current.submitter.sent.map((s) => s.body.actions)).toEqual([[{ trl: { c: 'BTC-USD', b: true, sz: 1, trb: 100, stb: 0, i: false } }]]);
+  });
 });
 
 describe('execution: reconciliation and stop', () => {
