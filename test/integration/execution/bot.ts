@@ -20,15 +20,21 @@ import { FakeRisk } from '../../unit/execution/fakes.js';
 
 export const stamp = () => ({ dataTimeMs: Date.now(), dataVersion: 1 });
 
-/** Counts the order actions the venue applied (after authentication), with their items, per account. */
+/**
+ * Counts the signed order requests the venue applied (after authentication), with their items, per account: one v1
+ * order action, or one current transaction (whose actions the venue applies one by one, under the request's nonce).
+ */
 export class VenueTap {
-  readonly actions: { account: string; items: readonly OrderActionItem[] }[] = [];
+  readonly actions: { account: string; nonce: bigint | undefined; items: OrderActionItem[] }[] = [];
 
   constructor(venue: Venue) {
     const engine = venue.engine;
     const apply = engine.applyOrderAction.bind(engine);
     engine.applyOrderAction = (account, items, ctx) => {
-      this.actions.push({ account, items });
+      const nonce = ctx?.nonce;
+      const same = nonce === undefined ? undefined : this.actions.find((a) => a.account === account && a.nonce === nonce);
+      if (same) same.items.push(...items);
+      else this.actions.push({ account, nonce, items: [...items] });
       return apply(account, items, ctx);
     };
   }
