@@ -3,11 +3,13 @@
 // (shuffled by the block timestamp, then settings, cancels, post-only, the rest). Invariant: a refused transaction changes nothing.
 
 import type { Clock } from '../../core/clock.js';
+import { ValidationError } from '../../core/errors.js';
 import { object, parse, custom, u64 } from '../../core/schema.js';
 import type { Network } from '../../core/types.js';
 import { actionBody, actionTag, parseActions, tifIndex, type Action } from '../../protocol/current/actions.js';
-import { currentCodec } from '../../protocol/current/codec.js';
-import { SIGN_MODES, type SignMode } from '../../protocol/dialect.js';
+import { createCurrentCodec, currentCodec } from '../../protocol/current/codec.js';
+import { SIGN_MODES, type DialectCodec, type SignMode } from '../../protocol/dialect.js';
+import { selectSchema } from '../../protocol/current/serialize.js';
 import { publicKey32 } from '../../protocol/pubkey.js';
 import { signatureSchema } from '../../protocol/v1/actions.js';
 import { roundToStep } from '../decimals.js';
@@ -82,6 +84,23 @@ function priorityOf(a: Action): Priority {
     if (tif === 2 || tif === ALO_SLIDE || tif === ALO_JOIN) return 2;
   }
   return 3;
+}
+
+const V4_CODEC = createCurrentCodec({ maxSchema: 4 });
+
+/**
+ * The layouts a signer may have used for `actions`: envelopes up to V3 (the default), and V4 where it applies (a
+ * conditional leaf, §3.2; only the newest keychain emits it); V4 alone when a field needs it (conditional slippage).
+ */
+function codecsFor(actions: readonly Action[]): readonly DialectCodec[] {
+  if (selectSchema(actions, 4) !== 4) return [currentCodec];
+  try {
+    selectSchema(actions, 3);
+    return [currentCodec, V4_CODEC];
+  } catch (e) {
+    if (e instanceof ValidationError) return [V4_CODEC];
+    throw e;
+  }
 }
 
 /** Wallet modes to try, the `x-bulk-sig-mode` hint first (an unknown hint is ignored, §2). */
@@ -159,11 +178,13 @@ export class CurrentOrderApi {
     this.timer = this.opts.blockMs > 0 ? setTimeout(() => this.runBlock(), this.opts.blockMs) : setImmediate(() => this.runBlock());
   }
 
-  /** The order ids of a transaction whose signature verifies in some wallet mode, else undefined. */
+  /** The order ids of a transaction whose signature verifies in some wallet mode and envelope, else undefined. */
   private async verify(actions: Action[], env: { nonce: bigint; account: string; signer: string; signature: string }, hint: string | undefined) {
-    for (const mode of modesFor(hint)) {
-      const encoded = currentCodec.encodeTrusted({ actions, account: env.account, signer: env.signer, nonce: env.nonce, network: this.opts.network, mode });
-      if (await this.opts.verifier.verify(env.signer, encoded.message, env.signature)) return encoded.orderIds;
+    for (const codec of codecsFor(actions)) {
+      for (const mode of modesFor(hint)) {
+        const encoded = codec.encodeTrusted({ actions, account: env.account, signer: env.signer, nonce: env.nonce, network: this.opts.network, mode });
+        if (await this.opts.verifier.verify(env.signer, encoded.message, env.signature)) return encoded.orderIds;
+      }
     }
     return undefined;
   }

@@ -4,7 +4,9 @@ import { signAction } from '../../../src/app/commands/actions.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import type { Network } from '../../../src/core/types.js';
 import { Keypair } from '../../../src/protocol/keys.js';
-import type { SignedRequest } from '../../../src/protocol/sign.js';
+import { createCurrentCodec } from '../../../src/protocol/current/codec.js';
+import { envelopeOf } from '../../../src/protocol/current/serialize.js';
+import { signRequest, type SignedRequest } from '../../../src/protocol/sign.js';
 import { startVenue, type BlockRecord, type Venue, type VenueOptions } from '../../../src/venue-sim/server/index.js';
 import { AccountStreams } from '../../../src/account/account.js';
 import type { AccountState } from '../../../src/account/state.js';
@@ -26,6 +28,11 @@ interface WalletVector {
   actions: unknown[];
   signature: string;
 }
+const sdkVectors = (
+  JSON.parse(readFileSync(new URL('../../fixtures/vectors/bulk-client/sdk-signing-vectors.json', import.meta.url), 'utf8')) as {
+    vectors: { name: string; actions: unknown[] }[];
+  }
+).vectors;
 const vectors = (
   JSON.parse(readFileSync(new URL('../../fixtures/vectors/bulk-keychain/wallet-mode-vectors.json', import.meta.url), 'utf8')) as { vectors: WalletVector[] }
 ).vectors;
@@ -151,6 +158,33 @@ describe('the local venue in the current generation', () => {
     expect(venue.engine.openOrders(first.publicKey)).toEqual([]);
     expect(venue.engine.openOrders(second.publicKey)).toMatchObject([{ orderId: bid, originalSize: 0.02, size: 0.02 }]);
     expect(await mod(0.05)).toEqual([{ error: { message: 'order not found' } }]);
+  });
+
+  it.each(sdkVectors.map((v) => [v.name, v] as const))(
+    'verifies the layout of the published %s vector (Legacy, V2 or V3 envelope) signed by a fresh key',
+    async (_name, v) => {
+      const venue = await venueWith();
+      const key = Keypair.generate();
+      const r = await send(venue, sign(key, v.actions));
+      expect(r.body.status).toBe('ok');
+    },
+  );
+
+  it('accepts conditionals signed under the V4 envelope (§3.2), also with conditional slippage, which needs it', async () => {
+    const venue = await venueWith();
+    const owner = Keypair.generate();
+    venue.engine.faucet(owner.publicKey, 100_000);
+    const v4 = createCurrentCodec({ maxSchema: 4 });
+    const signV4 = (actions: unknown[]) =>
+      signRequest(v4, owner, { actions, account: owner.publicKey, signer: owner.publicKey, nonce: nonce++, network: 'devnet', mode: 'raw' });
+    const stop = { st: { c: SYMBOL, d: false, sz: 0.01, tr: 49_500, i: false } };
+    const plain = signV4([stop]);
+    expect(envelopeOf(plain.encoded.signable)).toBe(4);
+    const slipped = signV4([{ st: { ...stop.st, slippage: 25 } }]);
+    for (const signed of [plain, slipped])
+      expect((await send(venue, signed)).body.response.data.statuses).toEqual([{ cancelledReduceOnly: { oid: signed.encoded.orderIds[0] } }]);
+    const forged = { ...JSON.parse(plain.bodyText), actions: [{ st: { ...stop.st, sz: 0.02 } }] };
+    expect((await post(venue, '/order', forged)).body.status).toBe('error');
   });
 
   it('a stop rests as a reduce-only trigger under the id computed at signing and closes the position when the mark crosses it', async () => {
