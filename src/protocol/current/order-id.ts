@@ -11,7 +11,7 @@ import { writeLegacyAction, writeLimitCore, writeMarketCore } from './serialize.
 const writer = new ByteWriter(1024);
 
 /** Conditional actions that rest parked at the venue under an id of their own (an `of` rests as its trigger order). */
-export const CONDITIONAL_ORDER_TAGS: ReadonlySet<ActionTag> = new Set<ActionTag>(['st', 'tp', 'rng', 'trl', 'trig']);
+const CONDITIONAL_ORDER_TAGS: ReadonlySet<ActionTag> = new Set<ActionTag>(['st', 'tp', 'rng', 'trl', 'trig']);
 
 /** The order id `action` gets at index `seqno` of a transaction (§6.1, as the SDK computes it); null for anything but `m` and `l`. */
 export function orderId(action: Action, seqno: number, account: Uint8Array, nonce: bigint): string | null {

@@ -131,7 +131,7 @@ export function placeOrder(st: State, key: string, item: PlaceOrderItem, id: str
   }
   if (kind === KIND_TRIGGER_MARKET || kind === KIND_TRIGGER_LIMIT) {
     const mark = m.markPrice();
-    o.triggerAbove = mark > 0 ? m.price(triggerTicks) >= mark : o.isBuy;
+    o.triggerAbove = mark > 0 ? m.price(o.triggerTicks) >= mark : o.isBuy;
     st.makeLive(o);
     m.triggers.add(o);
     st.emitOrder(o);
@@ -308,7 +308,7 @@ function setTrailingTrigger(m: Market, o: Order): void {
 function trail(m: Market, o: Order, mark: number): void {
   const step = o.stepBps / 10_000;
   const moved = o.isBuy ? mark < o.anchorPx * (1 - step) : mark > o.anchorPx * (1 + step);
-  if (!moved || mark === o.anchorPx) return;
+  if (!moved) return;
   o.anchorPx = mark;
   setTrailingTrigger(m, o);
 }
