@@ -18,10 +18,13 @@ export interface DataStamp {
 }
 
 /**
- * What makes an order conditional: the venue parks it off the book until the mark price reaches `triggerPrice`, then
- * it becomes a market order (no `price`) or a GTC limit order at `price` (a stop-limit).
+ * What makes an order conditional: the venue parks it off the book until the mark price reaches its trigger, then it
+ * becomes a market order (no `price`) or, for a stop or take-profit, a GTC limit order at `price` (a stop-limit).
  */
-export interface TriggerSpec {
+export type TriggerSpec = PriceTrigger | TrailingTrigger | RangeTrigger;
+
+/** A stop or a take-profit at a fixed trigger price. */
+export interface PriceTrigger {
   /**
    * `stop`: fires when the mark moves against a position the order closes: a sell stop at or below `triggerPrice`, a
    * buy stop at or above. `takeProfit`: the other way: a sell at or above, a buy at or below. Risk refuses a trigger
@@ -32,8 +35,55 @@ export interface TriggerSpec {
   readonly triggerPrice: number;
 }
 
+/**
+ * A trailing stop (current dialect only): fires when the mark falls `trailBps` below the highest mark seen since it was
+ * placed (a sell, protecting a long) or rises `trailBps` above the lowest (a buy); the trigger follows the mark only in
+ * moves of at least `stepBps`. Always a market order when fired.
+ */
+export interface TrailingTrigger {
+  readonly kind: 'trailing';
+  /** Integer basis points, 1..10000. */
+  readonly trailBps: number;
+  /** Integer basis points, 0..10000 (0: the trigger follows every new extreme). */
+  readonly stepBps: number;
+}
+
+/**
+ * A range (one-cancels-other collar, current dialect only) closing a position: fires at or below `low` or at or above
+ * `high` (whichever the mark reaches first), as a market order. A sell protects a long, a buy a short.
+ */
+export interface RangeTrigger {
+  readonly kind: 'range';
+  /** USD, > 0, below `high`. */
+  readonly low: number;
+  /** USD */
+  readonly high: number;
+}
+
+const isPositive = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x > 0;
+const isBps = (x: unknown, min: number): boolean => Number.isInteger(x) && (x as number) >= min && (x as number) <= 10_000;
+
+/** Why `trigger` is malformed (`hasPrice`: the order carries a limit price), naming the field; undefined when it is sound. */
+export function triggerProblem(trigger: TriggerSpec, hasPrice: boolean): string | undefined {
+  switch (trigger.kind) {
+    case 'stop':
+    case 'takeProfit':
+      return isPositive(trigger.triggerPrice) ? undefined : `trigger.triggerPrice must be a finite number > 0, got ${trigger.triggerPrice}`;
+    case 'trailing':
+      if (!isBps(trigger.trailBps, 1)) return `trigger.trailBps must be an integer in 1..10000, got ${trigger.trailBps}`;
+      if (!isBps(trigger.stepBps, 0)) return `trigger.stepBps must be an integer in 0..10000, got ${trigger.stepBps}`;
+      return hasPrice ? 'price must be absent: a trailing stop fires as a market order' : undefined;
+    case 'range':
+      if (!isPositive(trigger.low)) return `trigger.low must be a finite number > 0, got ${trigger.low}`;
+      if (!(isPositive(trigger.high) && trigger.high > trigger.low)) return `trigger.high must be a finite number above trigger.low, got ${trigger.high}`;
+      return hasPrice ? 'price must be absent: a range fires as a market order' : undefined;
+    default:
+      return `trigger.kind must be stop, takeProfit, trailing or range, got ${String((trigger as { kind: unknown }).kind)}`;
+  }
+}
+
 /** The mark must reach the trigger from below (true: fires at or above `triggerPrice`) or from above (false). */
-export function triggersAbove(side: Side, kind: TriggerSpec['kind']): boolean {
+export function triggersAbove(side: Side, kind: PriceTrigger['kind']): boolean {
   return (kind === 'stop') === (side === 'buy');
 }
 
@@ -48,7 +98,7 @@ export interface OrderSpec {
   readonly reduceOnly: boolean;
   /** The strategy's own name for the order, unique among its live orders. */
   readonly clientTag?: string;
-  /** Makes it a conditional order (stop or take-profit); tif must then be GTC. */
+  /** Makes it a conditional order (stop, take-profit, trailing stop or range); tif must then be GTC. */
   readonly trigger?: TriggerSpec;
 }
 

@@ -3,7 +3,8 @@
 
 import { type Observable, Subject, filter, type Subscription } from 'rxjs';
 import type { Clock } from '../core/clock.js';
-import type { DataStamp, Intent, IntentRef, OrderEvent, OrderSpec } from '../core/intent.js';
+import { ValidationError } from '../core/errors.js';
+import { triggerProblem, type DataStamp, type Intent, type IntentRef, type OrderEvent, type OrderSpec } from '../core/intent.js';
 import { SYMBOL_PATTERN, TIFS, type Network } from '../core/types.js';
 import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
@@ -92,9 +93,8 @@ export function specProblem(spec: OrderSpec): string | undefined {
   if (typeof spec.reduceOnly !== 'boolean') return 'reduceOnly must be a boolean';
   const trigger = spec.trigger;
   if (trigger !== undefined) {
-    if (trigger.kind !== 'stop' && trigger.kind !== 'takeProfit') return `trigger.kind must be stop or takeProfit, got ${String(trigger.kind)}`;
-    if (!(typeof trigger.triggerPrice === 'number' && Number.isFinite(trigger.triggerPrice) && trigger.triggerPrice > 0))
-      return `trigger.triggerPrice must be a finite number > 0, got ${trigger.triggerPrice}`;
+    const problem = triggerProblem(trigger, spec.price !== undefined);
+    if (problem !== undefined) return problem;
     if (spec.tif !== 'GTC') return `a trigger order's tif must be GTC, got ${spec.tif}`;
   }
   return undefined;
@@ -377,15 +377,8 @@ export class Execution implements Rehearsal {
   private place(strategy: string, spec: OrderSpec, stamp: DataStamp, nowMs: number, arrivalNs: bigint | undefined, ref: IntentRef | undefined): void {
     const problem = specProblem(spec);
     if (problem !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'INVALID', problem, ref);
-    if (spec.trigger !== undefined && !this.opts.codec.triggerOrderIds)
-      return this.refuse(
-        strategy,
-        spec,
-        'rejectedInvalid',
-        'UNTRACKABLE',
-        `the ${this.opts.codec.name} dialect gives trigger orders no predictable order id`,
-        ref,
-      );
+    const unsupported = spec.trigger === undefined ? undefined : this.inexpressible(spec);
+    if (unsupported !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'UNSUPPORTED', unsupported, ref);
     if (!this.opts.codec.clientOrderIds && spec.clientTag !== undefined) {
       const live = this.tracker.find(strategy, { clientTag: spec.clientTag });
       if (live && !live.cancelPending)
@@ -408,6 +401,17 @@ export class Execution implements Rehearsal {
       return;
     }
     this.batcher.enqueue({ kind: 'place', order: this.tracker.create(strategy, spec, ref), arrivalNs });
+  }
+
+  /** Why the dialect cannot express the conditional order `spec` (protocol/orders.ts decides), or undefined. */
+  private inexpressible(spec: OrderSpec): string | undefined {
+    try {
+      this.opts.codec.orderActions([{ kind: 'place', spec, cloid: undefined }]);
+      return undefined;
+    } catch (e) {
+      if (e instanceof ValidationError) return `the ${this.opts.codec.name} dialect: ${e.message}`;
+      throw e;
+    }
   }
 
   /** An order refused before the risk gate (execution's own checks): a terminal event under a local id. */

@@ -52,7 +52,12 @@ function samePrice(a: OrderSpec, b: OrderSpec): boolean {
 }
 
 function sameTrigger(a: TriggerSpec | undefined, b: TriggerSpec | undefined): boolean {
-  return a === undefined || b === undefined ? a === b : a.kind === b.kind && sameNumber(a.triggerPrice, b.triggerPrice);
+  if (a === undefined || b === undefined) return a === b;
+  if (a.kind !== b.kind) return false;
+  const x = a as unknown as Record<string, number>;
+  const y = b as unknown as Record<string, number>;
+  for (const key in x) if (key !== 'kind' && !sameNumber(x[key]!, y[key]!)) return false;
+  return true;
 }
 
 /** The resting order satisfies the quote (side, price, open size). */

@@ -62,9 +62,4 @@ export interface DialectCodec {
    * rejectedDuplicate; false when `cloid` is dropped and a reused client tag must be refused locally.
    */
   readonly clientOrderIds: boolean;
-  /**
-   * True when `orderIds` predicts the id of a trigger (stop, take-profit) order, so it can be tracked from signing;
-   * false when the dialect derives ids only for plain orders (the current dialect's `m` and `l`, §6.1).
-   */
-  readonly triggerOrderIds: boolean;
 }

@@ -1,9 +1,9 @@
-// Orders → each dialect's action JSON (v1: one `order` action with items; current: `l`/`m`/`st`/`tp`/`cx`/`cxa` actions), in the
-// shape the dialect's action schema returns. Invariant: item k of the output is item k of the input, so the codec's
+// Orders → each dialect's action JSON (v1: one `order` action with items; current: `l`/`m`/`st`/`tp`/`trl`/`rng`/`cx`/`cxa`
+// actions), in the shape the dialect's action schema returns; an order the dialect cannot express throws ValidationError. Invariant: item k of the output is item k of the input, so the codec's
 // predicted order id k belongs to item k; the one place order JSON is built (execution and the command line use it).
 
 import { ValidationError } from '../core/errors.js';
-import { triggersAbove, type OrderSpec } from '../core/intent.js';
+import { triggersAbove, type OrderSpec, type PriceTrigger } from '../core/intent.js';
 
 /** One order item of an action: place an order, cancel one by id, or cancel every order in `symbols` (all when empty). */
 export type OrderItem =
@@ -15,9 +15,12 @@ function v1Item(item: OrderItem): object {
   if (item.kind === 'cancel') return { cancel: { c: item.symbol, oid: item.orderId } };
   if (item.kind === 'cancelAll') return { cancelAll: { c: item.symbols } };
   const s = item.spec;
+  const kind = s.trigger?.kind;
+  if (kind === 'trailing' || kind === 'range')
+    throw new ValidationError('trigger.kind', `the v1 dialect has no ${kind} orders (stop and takeProfit only); use the current dialect`);
   const t =
     s.trigger !== undefined
-      ? { trigger: { is_market: s.price === undefined, triggerPx: s.trigger.triggerPrice } }
+      ? { trigger: { is_market: s.price === undefined, triggerPx: (s.trigger as PriceTrigger).triggerPrice } }
       : s.price === undefined
         ? { trigger: { is_market: true, triggerPx: 0 } }
         : { limit: { tif: s.tif } };
@@ -36,15 +39,19 @@ function currentItem(item: OrderItem): object {
 }
 
 /**
- * `st` (stop) or `tp` (take profit): the current dialect's conditional orders carry no side and no reduce-only flag (they
- * close the position their direction `d` protects), so only a reduce-only trigger has one; `lim` is the limit when fired.
+ * `st` (stop), `tp` (take profit), `trl` (trailing stop) or `rng` (range): the current dialect's conditional orders carry
+ * no side and no reduce-only flag (they close the position their direction protects: `trl.b` and `rng.d` true for a long,
+ * so a sell), so only a reduce-only trigger has one; `lim` is the limit when fired.
  */
 function currentTrigger(s: OrderSpec, trigger: NonNullable<OrderSpec['trigger']>): object {
   if (!s.reduceOnly)
     throw new ValidationError(
       'reduceOnly',
-      'the current dialect has conditional orders (st, tp) only to close a position: a trigger order must be reduce-only',
+      'the current dialect has conditional orders (st, tp, trl, rng) only to close a position: a trigger order must be reduce-only',
     );
+  const long = s.side === 'sell';
+  if (trigger.kind === 'trailing') return { trl: { c: s.symbol, b: long, sz: s.size, trb: trigger.trailBps, stb: trigger.stepBps, i: false } };
+  if (trigger.kind === 'range') return { rng: { c: s.symbol, d: long, sz: s.size, pmin: trigger.low, pmax: trigger.high, i: false } };
   const body = {
     c: s.symbol,
     d: triggersAbove(s.side, trigger.kind),

@@ -199,7 +199,7 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
       return deny('MAX_ORDER_SIZE', `size ${fmt(order.size)} exceeds ${fmt(maxSize)} (base units, ${symbol})`);
 
     const trigger = order.trigger;
-    if (trigger !== undefined) {
+    if (trigger?.kind === 'stop' || trigger?.kind === 'takeProfit') {
       const px = trigger.triggerPrice;
       const above = triggersAbove(order.side, trigger.kind);
       if (!(above ? px > mark : px < mark)) {
@@ -209,8 +209,10 @@ export function createRiskGate(config: RiskConfig, view: RiskViewWithSymbols, cl
         );
       }
     }
-    // A trigger order is valued where it fires (as the venue does for its margin); its limit, if any, is banded there.
-    const referenceUsd = trigger?.triggerPrice ?? mark;
+    if (trigger?.kind === 'range' && !(trigger.low < mark && mark < trigger.high))
+      return deny('TRIGGER_PRICE', `a range fires at once unless mark ${fmt(mark)} lies strictly between ${fmt(trigger.low)} and ${fmt(trigger.high)}`);
+    // A stop or take-profit is valued where it fires (as the venue does for its margin); its limit, if any, is banded there.
+    const referenceUsd = trigger?.kind === 'stop' || trigger?.kind === 'takeProfit' ? trigger.triggerPrice : mark;
     const price = order.price ?? referenceUsd;
     if (!(price > 0 && Number.isFinite(price))) return deny('PRICE_BAND', `price ${fmt(price)} is not a positive number`);
     const notionalUsd = order.size * price;

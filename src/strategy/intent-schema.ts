@@ -28,7 +28,16 @@ const stamp = {
   arrivalNs: optional(nanos),
 };
 
-export const triggerSpecSchema = object({ kind: literal('stop', 'takeProfit'), triggerPrice: price }, STRICT);
+const bps = (min: number) => number({ integer: true, min, max: 10_000 });
+
+export const triggerSpecSchema = tagged('kind', {
+  stop: object({ kind: literal('stop'), triggerPrice: price }, STRICT),
+  takeProfit: object({ kind: literal('takeProfit'), triggerPrice: price }, STRICT),
+  trailing: object({ kind: literal('trailing'), trailBps: bps(1), stepBps: bps(0) }, STRICT),
+  range: refine(object({ kind: literal('range'), low: price, high: price }, STRICT), (r) =>
+    r.high > r.low ? undefined : `high must be above low, got ${r.high} <= ${r.low}`,
+  ),
+});
 
 export const orderSpecSchema = refine(
   object(
@@ -46,6 +55,8 @@ export const orderSpecSchema = refine(
   ),
   (o) => {
     if (o.trigger !== undefined && o.tif !== 'GTC') return `a trigger order waits parked until fired: tif must be GTC, got ${o.tif}`;
+    if ((o.trigger?.kind === 'trailing' || o.trigger?.kind === 'range') && o.price !== undefined)
+      return `a ${o.trigger.kind} trigger fires as a market order: price must be absent`;
     return o.price === undefined && o.tif === 'ALO' ? 'a market order (no price) cannot be ALO' : undefined;
   },
 );

@@ -78,7 +78,6 @@ export function createCurrentCodec(opts: CurrentCodecOptions = {}): DialectCodec
     encodeTrusted: (input) => encodeActions(input.actions as Action[], input),
     orderActions: currentOrderActions,
     clientOrderIds: false,
-    triggerOrderIds: false,
   };
 }
 

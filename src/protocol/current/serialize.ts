@@ -159,6 +159,14 @@ export function signableBytes(actions: readonly Action[], nonce: bigint, account
 }
 
 /**
+ * `variant ‖ body` of `action` in the Legacy layout, so without builder codes and slippage (what perpbot's conditional
+ * order ids hash, docs/protocol.md).
+ */
+export function writeLegacyAction(w: ByteWriter, action: Action): void {
+  writeAction(w, action, LEGACY, false);
+}
+
+/**
  * `embedded`: inside an `msp` of a Legacy transaction ("LegacyEmbedded"), where `m` and `l` always
  * carry the builder option tag.
  */

@@ -81,5 +81,4 @@ export const v1Codec: DialectCodec = {
   },
   orderActions: v1OrderActions,
   clientOrderIds: true,
-  triggerOrderIds: true,
 };

@@ -47,6 +47,14 @@ export class Order implements OrderShape {
   slot = 0;
   triggerTicks = 0;
   triggerAbove = false;
+  /** a range's upper trigger (it fires at or below triggerTicks or at or above this); 0 for any other order */
+  triggerHiTicks = 0;
+  /** a trailing stop's distance from the extreme mark, basis points; 0 for any other order */
+  trailBps = 0;
+  /** least move of the extreme, basis points, that moves a trailing stop's trigger */
+  stepBps = 0;
+  /** the extreme mark a trailing stop's trigger follows, USD */
+  anchorPx = 0;
   /** matching bound in ticks: the limit price, Infinity for a market buy, 0 for a market sell */
   limitTicks = 0;
   /** true for an order rejected as invalid: rawPx / rawSz hold the submitted price and size (maybe off the steps) */
@@ -107,6 +115,10 @@ export class Order implements OrderShape {
     this.slot = slot;
     this.triggerTicks = 0;
     this.triggerAbove = false;
+    this.triggerHiTicks = 0;
+    this.trailBps = 0;
+    this.stepBps = 0;
+    this.anchorPx = 0;
     this.limitTicks = 0;
     this.rawInput = false;
     this.rawPx = 0;

@@ -49,6 +49,9 @@ export function placeOrder(st: State, key: string, item: PlaceOrderItem, id: str
   let tif = TIF_GTC;
   let priceTicks = 0;
   let triggerTicks = 0;
+  let triggerHiTicks = 0;
+  let trailBps = 0;
+  let stepBps = 0;
   let reason: string | null = listed === undefined ? 'unknown symbol' : null;
   const lots = m.lot.count(item.sz);
   if (lots <= 0) reason = sizeProblem(item.sz);
@@ -70,9 +73,19 @@ export function placeOrder(st: State, key: string, item: PlaceOrderItem, id: str
       priceTicks = m.tick.count(item.px);
       if (priceTicks <= 0) reason ??= priceProblem('price', item.px);
     }
-    if (kind !== KIND_MARKET) {
+    if (trig.trailBps !== undefined) {
+      kind = KIND_TRIGGER_MARKET;
+      trailBps = trig.trailBps;
+      stepBps = trig.stepBps ?? 0;
+      if (m.markPrice() <= 0) reason ??= 'no mark price to trail';
+    } else if (kind !== KIND_MARKET) {
       triggerTicks = m.tick.count(trig.triggerPx);
       if (triggerTicks <= 0) reason ??= priceProblem('trigger price', trig.triggerPx);
+    }
+    if (trig.highPx !== undefined) {
+      triggerHiTicks = m.tick.count(trig.highPx);
+      if (triggerHiTicks <= 0) reason ??= priceProblem('range high price', trig.highPx);
+      else if (triggerHiTicks <= triggerTicks) reason ??= 'range high price must be above its low price';
     }
   } else reason ??= 'unknown order type';
   if (tif < 0) tif = TIF_GTC;
@@ -87,6 +100,13 @@ export function placeOrder(st: State, key: string, item: PlaceOrderItem, id: str
     return reject(st, o, 'rejectedInvalid', reason);
   }
   o.triggerTicks = triggerTicks;
+  o.triggerHiTicks = triggerHiTicks;
+  o.trailBps = trailBps;
+  o.stepBps = stepBps;
+  if (trailBps > 0) {
+    o.anchorPx = m.markPrice();
+    setTrailingTrigger(m, o);
+  }
   o.limitTicks = kind === KIND_MARKET || kind === KIND_TRIGGER_MARKET ? (o.isBuy ? Infinity : 0) : priceTicks;
   if (cloid !== null && (a.liveCloids?.has(cloid) === true || a.endedCloids?.has(cloid) === true)) {
     st.terminal(o, 'rejectedDuplicate', 'duplicate client order id');
@@ -111,7 +131,7 @@ export function placeOrder(st: State, key: string, item: PlaceOrderItem, id: str
   }
   if (kind === KIND_TRIGGER_MARKET || kind === KIND_TRIGGER_LIMIT) {
     const mark = m.markPrice();
-    o.triggerAbove = mark > 0 ? m.price(triggerTicks) >= mark : o.isBuy;
+    o.triggerAbove = mark > 0 ? m.price(o.triggerTicks) >= mark : o.isBuy;
     st.makeLive(o);
     m.triggers.add(o);
     st.emitOrder(o);
@@ -276,15 +296,38 @@ export function cancelAll(st: State, key: string, symbols: readonly string[], ou
   }
 }
 
-/** Fires the market's parked triggers whose price the mark has reached, in placement order. */
+/** A trailing stop's trigger `trailBps` from its anchor: below it for a sell (fires when the mark falls), above for a buy. */
+function setTrailingTrigger(m: Market, o: Order): void {
+  const distance = o.trailBps / 10_000;
+  const ticks = (o.anchorPx * (o.isBuy ? 1 + distance : 1 - distance)) / m.tick.value;
+  o.triggerTicks = Math.max(1, o.isBuy ? Math.ceil(ticks - 1e-9) : Math.floor(ticks + 1e-9));
+  o.triggerAbove = o.isBuy;
+}
+
+/** Moves a trailing stop's anchor to a new extreme `mark` (beyond it by at least stepBps) and its trigger with it. */
+function trail(m: Market, o: Order, mark: number): void {
+  const step = o.stepBps / 10_000;
+  const moved = o.isBuy ? mark < o.anchorPx * (1 - step) : mark > o.anchorPx * (1 + step);
+  if (!moved) return;
+  o.anchorPx = mark;
+  setTrailingTrigger(m, o);
+}
+
+function reached(m: Market, o: Order, mark: number): boolean {
+  const px = m.price(o.triggerTicks);
+  if (o.triggerHiTicks > 0) return mark <= px || mark >= m.price(o.triggerHiTicks);
+  return o.triggerAbove ? mark >= px : mark <= px;
+}
+
+/** Fires the market's parked triggers whose price the mark has reached (trailing stops follow it first), in placement order. */
 export function fireTriggers(st: State, m: Market): void {
   if (m.triggers.size === 0) return;
   const mark = m.markPrice();
   if (mark <= 0) return;
   let fired: Order[] | null = null;
   for (const o of m.triggers) {
-    const px = m.price(o.triggerTicks);
-    if (o.triggerAbove ? mark >= px : mark <= px) (fired ??= []).push(o);
+    if (o.trailBps > 0) trail(m, o, mark);
+    if (reached(m, o, mark)) (fired ??= []).push(o);
   }
   if (fired === null) return;
   for (const o of fired) {

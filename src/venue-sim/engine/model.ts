@@ -32,6 +32,10 @@ export interface Order {
   slot: number;
   triggerTicks: number;
   triggerAbove: boolean;
+  triggerHiTicks: number;
+  trailBps: number;
+  stepBps: number;
+  anchorPx: number;
   limitTicks: number;
   rawInput: boolean;
   rawPx: number;

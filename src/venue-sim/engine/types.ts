@@ -82,7 +82,13 @@ export interface EngineOptions {
 
 // ---- actions (already validated and authenticated by the server; the v1 JSON shapes) ----
 
-export type OrderTypeSpec = { limit: { tif: TimeInForce } } | { trigger: { is_market: boolean; triggerPx: number } };
+/**
+ * A trigger fires at `triggerPx` (a stop or take-profit). The current generation's conditionals add (market only): a
+ * range, `highPx` > `triggerPx`, firing at or below `triggerPx` or at or above `highPx`; a trailing stop, `trailBps` (with
+ * `triggerPx` 0), whose trigger the venue sets `trailBps` from the extreme mark since placement, moved in steps of `stepBps`.
+ */
+export type TriggerTypeSpec = { is_market: boolean; triggerPx: number; highPx?: number; trailBps?: number; stepBps?: number };
+export type OrderTypeSpec = { limit: { tif: TimeInForce } } | { trigger: TriggerTypeSpec };
 
 export interface PlaceOrderItem {
   /** symbol */

@@ -3,11 +3,13 @@
 // (shuffled by the block timestamp, then settings, cancels, post-only, the rest). Invariant: a refused transaction changes nothing.
 
 import type { Clock } from '../../core/clock.js';
+import { ValidationError } from '../../core/errors.js';
 import { object, parse, custom, u64 } from '../../core/schema.js';
 import type { Network } from '../../core/types.js';
 import { actionBody, actionTag, parseActions, tifIndex, type Action } from '../../protocol/current/actions.js';
-import { currentCodec } from '../../protocol/current/codec.js';
-import { SIGN_MODES, type SignMode } from '../../protocol/dialect.js';
+import { createCurrentCodec, currentCodec } from '../../protocol/current/codec.js';
+import { SIGN_MODES, type DialectCodec, type SignMode } from '../../protocol/dialect.js';
+import { selectSchema } from '../../protocol/current/serialize.js';
 import { publicKey32 } from '../../protocol/pubkey.js';
 import { signatureSchema } from '../../protocol/v1/actions.js';
 import { roundToStep } from '../decimals.js';
@@ -82,6 +84,23 @@ function priorityOf(a: Action): Priority {
     if (tif === 2 || tif === ALO_SLIDE || tif === ALO_JOIN) return 2;
   }
   return 3;
+}
+
+const V4_CODEC = createCurrentCodec({ maxSchema: 4 });
+
+/**
+ * The layouts a signer may have used for `actions`: envelopes up to V3 (the default), and V4 where it applies (a
+ * conditional leaf, §3.2; only the newest keychain emits it); V4 alone when a field needs it (conditional slippage).
+ */
+function codecsFor(actions: readonly Action[]): readonly DialectCodec[] {
+  if (selectSchema(actions, 4) !== 4) return [currentCodec];
+  try {
+    selectSchema(actions, 3);
+    return [currentCodec, V4_CODEC];
+  } catch (e) {
+    if (e instanceof ValidationError) return [V4_CODEC];
+    throw e;
+  }
 }
 
 /** Wallet modes to try, the `x-bulk-sig-mode` hint first (an unknown hint is ignored, §2). */
@@ -159,11 +178,13 @@ export class CurrentOrderApi {
     this.timer = this.opts.blockMs > 0 ? setTimeout(() => this.runBlock(), this.opts.blockMs) : setImmediate(() => this.runBlock());
   }
 
-  /** The order ids of a transaction whose signature verifies in some wallet mode, else undefined. */
+  /** The order ids of a transaction whose signature verifies in some wallet mode and envelope, else undefined. */
   private async verify(actions: Action[], env: { nonce: bigint; account: string; signer: string; signature: string }, hint: string | undefined) {
-    for (const mode of modesFor(hint)) {
-      const encoded = currentCodec.encodeTrusted({ actions, account: env.account, signer: env.signer, nonce: env.nonce, network: this.opts.network, mode });
-      if (await this.opts.verifier.verify(env.signer, encoded.message, env.signature)) return encoded.orderIds;
+    for (const codec of codecsFor(actions)) {
+      for (const mode of modesFor(hint)) {
+        const encoded = codec.encodeTrusted({ actions, account: env.account, signer: env.signer, nonce: env.nonce, network: this.opts.network, mode });
+        if (await this.opts.verifier.verify(env.signer, encoded.message, env.signature)) return encoded.orderIds;
+      }
     }
     return undefined;
   }
@@ -219,6 +240,23 @@ export class CurrentOrderApi {
         };
         return one({ order }).map((s) => currentItemStatus(s, isBuy));
       }
+      // `trl.b` and `rng.d` name the position protected (true: a long, so the order sells): stated for `rng.d`
+      // (venue-protocol §4.2), inferred for `trl.b` ("protected side"); both run reduce-only, as market orders when fired.
+      case 'trl': {
+        const t = actionBody(action, tag);
+        const refused = this.conditionalRefusal(action, tag);
+        if (refused !== undefined) return [{ rejectedInvalid: { oid: id, reason: refused } }];
+        const order = { c: t.c, b: !t.b, px: 0, sz: Number(t.sz), r: true, t: { trigger: { is_market: true, triggerPx: 0, trailBps: t.trb, stepBps: t.stb } } };
+        return one({ order }).map((s) => currentItemStatus(s, !t.b));
+      }
+      case 'rng': {
+        const r = actionBody(action, tag);
+        const refused = this.conditionalRefusal(action, tag);
+        if (refused !== undefined) return [{ rejectedInvalid: { oid: id, reason: refused } }];
+        const trigger = { is_market: true, triggerPx: Number(r.pmin), highPx: Number(r.pmax) };
+        const order = { c: r.c, b: !r.d, px: 0, sz: Number(r.sz), r: true, t: { trigger } };
+        return one({ order }).map((s) => currentItemStatus(s, !r.d));
+      }
       case 'cx': {
         const cx = actionBody(action, 'cx');
         const statuses = one({ cancel: { c: cx.c, oid: cx.oid } });
@@ -245,6 +283,18 @@ export class CurrentOrderApi {
       default:
         return [{ error: { message: `${tag} is not supported by the local venue` } }];
     }
+  }
+
+  /** Why the local venue cannot run this trailing stop or range as sent, or undefined. */
+  private conditionalRefusal(action: Action, tag: 'trl' | 'rng'): string | undefined {
+    const body = actionBody(action, tag);
+    if (body.i) return 'isolated margin (i) is not supported by the local venue';
+    if (tag === 'trl' && actionBody(action, tag).lim != null) return 'a trailing stop with a limit (lim) is not supported by the local venue';
+    if (tag === 'rng') {
+      const r = actionBody(action, tag);
+      if (r.lmin != null || r.lmax != null) return 'range limits (lmin, lmax) are not supported by the local venue: both legs fire as market orders';
+    }
+    return undefined;
   }
 
   /** ALO_SLIDE (§14): a post-only price that would cross is moved one tick behind the opposite best price. */

@@ -1,6 +1,6 @@
-// Wiring for execution integration tests: an Execution on the real local venue through the live venue adapter (its
-// submitter, account queries and account stream; a hand-written risk gate) plus a counter of the order actions the
-// venue applied, per account.
+// Wiring for execution integration tests: an Execution on the real local venue, in the venue's dialect and network,
+// through the live venue adapter (its submitter, account queries and account stream; a hand-written risk gate) plus a
+// counter of the order actions the venue applied, per account.
 import type { Subscription } from 'rxjs';
 import { AccountStreams } from '../../../src/account/account.js';
 import { HttpClient } from '../../../src/client/http.js';
@@ -20,15 +20,21 @@ import { FakeRisk } from '../../unit/execution/fakes.js';
 
 export const stamp = () => ({ dataTimeMs: Date.now(), dataVersion: 1 });
 
-/** Counts the order actions the venue applied (after authentication), with their items, per account. */
+/**
+ * Counts the signed order requests the venue applied (after authentication), with their items, per account: one v1
+ * order action, or one current transaction (whose actions the venue applies one by one, under the request's nonce).
+ */
 export class VenueTap {
-  readonly actions: { account: string; items: readonly OrderActionItem[] }[] = [];
+  readonly actions: { account: string; nonce: bigint | undefined; items: OrderActionItem[] }[] = [];
 
   constructor(venue: Venue) {
     const engine = venue.engine;
     const apply = engine.applyOrderAction.bind(engine);
     engine.applyOrderAction = (account, items, ctx) => {
-      this.actions.push({ account, items });
+      const nonce = ctx?.nonce;
+      const same = nonce === undefined ? undefined : this.actions.find((a) => a.account === account && a.nonce === nonce);
+      if (same) same.items.push(...items);
+      else this.actions.push({ account, nonce, items: [...items] });
       return apply(account, items, ctx);
     };
   }
@@ -67,20 +73,22 @@ export class Bot {
     over: Partial<ExecutionOptions> = {},
     net: BotNet = {},
   ) {
+    const { dialect, network } = venue;
     const http = new HttpClient({
       baseUrl: net.httpUrl ?? venue.url,
-      dialect: 'v1',
+      dialect,
       timeoutMs: net.timeoutMs,
       rateLimit: { perSecond: 1000, burst: 1000 },
       cancelRateLimit: { perSecond: 1000, burst: 1000 },
     });
-    const pool = new WsPool({ url: net.wsUrl ?? venue.wsUrl, dialect: 'v1', backoff: { initialMs: 20, maxMs: 100 } });
-    this.live = liveVenueOf({ http, pool, dialect: 'v1', network: 'mainnet' });
+    const pool = new WsPool({ url: net.wsUrl ?? venue.wsUrl, dialect, backoff: { initialMs: 20, maxMs: 100 } });
+    this.live = liveVenueOf({ http, pool, dialect, network });
     const { clock } = this.live;
     const streams = new AccountStreams({ source: this.live.account, backoff: { initialMs: 20, maxMs: 100 } });
     const feeds = accountFeeds(streams, key.publicKey);
     this.exec = new Execution({
-      codec: codecFor('v1'),
+      codec: codecFor(dialect),
+      network,
       key,
       nonces: new NonceSource({ signer: key.publicKey, clock, store: new MemoryNonceStore() }),
       submitter: this.live.submitter,

@@ -5,6 +5,7 @@ import { concat, filter, map, NEVER, take } from 'rxjs';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { defineStrategy, mid, roundToTick, schema, stamp, type Intent, type StrategyDefinition, type StrategyLogger } from '../../../src/strategy/api.js';
 import type { LoadedStrategy } from '../../../src/strategy/loader.js';
+import type { Dialect } from '../../../src/core/types.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
 import { cleanups } from '../../support/cleanups.js';
 import { until } from '../../support/until.js';
@@ -51,8 +52,8 @@ interface Line {
   message: string;
 }
 
-async function session(closeOnStop: { maxSlippageBps: number } | undefined) {
-  const venue: Venue = await startVenue({ seed: 31, flowIntervalMs: 50 });
+async function session(dialect: Dialect, closeOnStop: { maxSlippageBps: number } | undefined) {
+  const venue: Venue = await startVenue({ seed: 31, flowIntervalMs: 50, dialect });
   closers.push(() => venue.close());
   for (let i = 0; i < 5; i++) venue.step();
   const key = Keypair.generate();
@@ -72,9 +73,9 @@ async function session(closeOnStop: { maxSlippageBps: number } | undefined) {
   return { s, lines, venuePosition };
 }
 
-describe('closeOnStop', () => {
+describe.each<Dialect>(['v1', 'current'])('closeOnStop in the %s dialect', (dialect) => {
   it('a strategy that asked for it has its position closed on stop, reduce-only IOC within the bound, reported in the stop line', async () => {
-    const { s, lines, venuePosition } = await session({ maxSlippageBps: 50 });
+    const { s, lines, venuePosition } = await session(dialect, { maxSlippageBps: 50 });
     const report = await s.stop({ deadlineMs: 5000 });
     expect(report.timedOut).toBe(false);
     expect(venuePosition()).toBe(0);
@@ -87,7 +88,7 @@ describe('closeOnStop', () => {
   });
 
   it('without closeOnStop the position is left as it is', async () => {
-    const { s, lines, venuePosition } = await session(undefined);
+    const { s, lines, venuePosition } = await session(dialect, undefined);
     await s.stop({ deadlineMs: 5000 });
     expect(venuePosition()).toBe(SIZE);
     expect(lines.find((l) => l.message === 'strategy stopped')!.fields).not.toHaveProperty('closeOnStop');

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { distinctUntilChanged, from, map, mergeMap } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { order as orderCommand } from '../../../src/app/commands/order.js';
-import type { OrderEvent } from '../../../src/core/intent.js';
+import type { OrderEvent, TriggerSpec } from '../../../src/core/intent.js';
+import type { Dialect } from '../../../src/core/types.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { closingTrigger, defineStrategy, positionOf, schema, type Intent, type StrategyDefinition } from '../../../src/strategy/api.js';
 import type { LoadedStrategy } from '../../../src/strategy/loader.js';
@@ -60,9 +61,9 @@ function protectedLong(events: OrderEvent[]): LoadedStrategy {
   return { name: 'protected', module: 'inline', file: 'inline', definition: definition as StrategyDefinition<unknown>, params: {}, symbols: [SYMBOL] };
 }
 
-async function venueAtMark(price: number) {
+async function venueAtMark(price: number, dialect: Dialect = 'v1') {
   const oracleKey = Keypair.generate();
-  const venue = await startVenue({ port: 0, flow: false, seed: 18, oracleKeys: [oracleKey.publicKey] });
+  const venue = await startVenue({ port: 0, flow: false, seed: 18, oracleKeys: [oracleKey.publicKey], dialect });
   closers.push(() => venue.close());
   const oracle = new Trader(venue, oracleKey);
   const setMark = async (px: number) => {
@@ -102,60 +103,108 @@ describe('conditional intents against the local venue', () => {
     ]);
   }, 30_000);
 
-  it('a take-profit and a stop-market attached to a long fire when the oracle moves the mark, fill, and end filled', async () => {
-    const { venue, setMark } = await venueAtMark(100);
+  it.each<Dialect>(['v1', 'current'])(
+    '%s: a take-profit and a stop-market attached to a long fire when the oracle moves the mark, fill, and end filled',
+    async (dialect) => {
+      const { venue, setMark } = await venueAtMark(100, dialect);
+      const lp = new Trader(venue);
+      await lp.faucet(1_000_000);
+      await lp.orders(lp.limit(SYMBOL, false, 100, 2), lp.limit(SYMBOL, true, 99, 10));
+
+      const key = Keypair.generate();
+      venue.engine.faucet(key.publicKey, 10_000);
+      const events: OrderEvent[] = [];
+      const session = await localSession(venue, {
+        key,
+        strategies: [protectedLong(events)],
+      });
+      closers.push(() => session.stop({ deadlineMs: 5_000 }));
+      const statuses = (tag: string) => events.filter((e) => e.clientTag === tag).map((e) => e.status);
+      const parked = () => venue.engine.openOrders(key.publicKey);
+
+      await until(() => statuses('tp').includes('untriggered') && statuses('sl').includes('untriggered'), 'both triggers parked', 10_000);
+      expect(parked().map((o) => [o.isBuy, o.price, o.originalSize, o.reduceOnly, o.maker, o.status])).toEqual([
+        [false, 0, 1, true, false, 'placed'],
+        [false, 0, 2, true, false, 'placed'],
+      ]);
+
+      await setMark(106);
+      await until(() => statuses('tp').includes('filled'), 'the take-profit filled', 10_000);
+      await until(() => events.some((e) => e.clientTag === 'sl' && e.size === 1 && e.status === 'untriggered'), 'the stop re-sized to the position', 10_000);
+
+      await setMark(94);
+      await until(() => statuses('sl').includes('filled'), 'the stop filled', 10_000);
+      expect(statuses('tp')).toEqual(['pendingNew', 'untriggered', 'filled']);
+      const stops = events.filter((e) => e.clientTag === 'sl');
+      const [first, second] = [...new Set(stops.map((e) => e.orderId))];
+      expect(stops.filter((e) => e.orderId === first).map((e) => e.status)).toEqual(['pendingNew', 'untriggered', 'pendingCancel', 'cancelled']);
+      expect(stops.filter((e) => e.orderId === second).map((e) => [e.status, e.size, e.filledSize])).toEqual([
+        ['pendingNew', 1, 0],
+        ['untriggered', 1, 0],
+        ['filled', 1, 1],
+      ]);
+      expect(parked()).toEqual([]);
+      const history = await lp.query('orderHistory', key.publicKey);
+      expect(
+        history
+          .map((r) => r.orderHistory)
+          .filter((h) => h.orderType === (dialect === 'v1' ? 'trigger' : 'stop'))
+          .map((h) => [h.status, Math.abs(h.executedSize)]),
+      ).toEqual(
+        expect.arrayContaining([
+          ['filled', 1],
+          ['cancelled', 0],
+          ['filled', 1],
+        ]),
+      );
+      expect(session.execution.openOrders()).toEqual([]);
+    },
+    40_000,
+  );
+});
+
+describe("the current dialect's trailing stops and ranges from intents, through execution and the local venue", () => {
+  it('each is tracked under the id computed at signing: untriggered while parked, filled when the mark reaches it', async () => {
+    const { venue, setMark } = await venueAtMark(100, 'current');
     const lp = new Trader(venue);
     await lp.faucet(1_000_000);
     await lp.orders(lp.limit(SYMBOL, false, 100, 2), lp.limit(SYMBOL, true, 99, 10));
+    const b = new Bot(venue);
+    closers.push(() => b.close({ deadlineMs: 2_000 }));
+    await new Trader(venue, b.key).faucet(10_000);
+    await b.exec.start();
+    b.exec.submit('s', { kind: 'place', order: { symbol: SYMBOL, side: 'buy', size: 2, tif: 'IOC', reduceOnly: false }, ...stamp() });
+    await until(() => b.of('s').some((e) => e.status === 'filled'), 'the long opened');
+    const closing = (clientTag: string, trigger: TriggerSpec) =>
+      b.exec.submit('s', { kind: 'place', order: { symbol: SYMBOL, side: 'sell', size: 1, tif: 'GTC', reduceOnly: true, clientTag, trigger }, ...stamp() });
+    closing('trail', { kind: 'trailing', trailBps: 100, stepBps: 0 });
+    closing('range', { kind: 'range', low: 90, high: 110 });
+    const statuses = (tag: string) =>
+      b
+        .of('s')
+        .filter((e) => e.clientTag === tag)
+        .map((e) => e.status);
+    await until(() => statuses('trail').includes('untriggered') && statuses('range').includes('untriggered'), 'both parked');
+    const parkedIds = b.exec.openOrders('s').map((o) => o.orderId);
+    expect((await b.openAtVenue()).map((o) => o.orderId).sort()).toEqual([...parkedIds].sort());
 
-    const key = Keypair.generate();
-    venue.engine.faucet(key.publicKey, 10_000);
-    const events: OrderEvent[] = [];
-    const session = await localSession(venue, {
-      key,
-      strategies: [protectedLong(events)],
-    });
-    closers.push(() => session.stop({ deadlineMs: 5_000 }));
-    const statuses = (tag: string) => events.filter((e) => e.clientTag === tag).map((e) => e.status);
-    const parked = () => venue.engine.openOrders(key.publicKey);
-
-    await until(() => statuses('tp').includes('untriggered') && statuses('sl').includes('untriggered'), 'both triggers parked', 10_000);
-    expect(parked().map((o) => [o.isBuy, o.price, o.originalSize, o.reduceOnly, o.maker, o.status])).toEqual([
-      [false, 0, 1, true, false, 'placed'],
-      [false, 0, 2, true, false, 'placed'],
-    ]);
-
-    await setMark(106);
-    await until(() => statuses('tp').includes('filled'), 'the take-profit filled', 10_000);
-    await until(() => events.some((e) => e.clientTag === 'sl' && e.size === 1 && e.status === 'untriggered'), 'the stop re-sized to the position', 10_000);
-
-    await setMark(94);
-    await until(() => statuses('sl').includes('filled'), 'the stop filled', 10_000);
-    expect(statuses('tp')).toEqual(['pendingNew', 'untriggered', 'filled']);
-    const stops = events.filter((e) => e.clientTag === 'sl');
-    const [first, second] = [...new Set(stops.map((e) => e.orderId))];
-    expect(stops.filter((e) => e.orderId === first).map((e) => e.status)).toEqual(['pendingNew', 'untriggered', 'pendingCancel', 'cancelled']);
-    expect(stops.filter((e) => e.orderId === second).map((e) => [e.status, e.size, e.filledSize])).toEqual([
-      ['pendingNew', 1, 0],
-      ['untriggered', 1, 0],
-      ['filled', 1, 1],
-    ]);
-    expect(parked()).toEqual([]);
-    const history = await lp.query('orderHistory', key.publicKey);
+    await setMark(104); // the trailing stop's trigger follows to 1% below 104
+    await setMark(102.9);
+    await until(() => statuses('trail').includes('filled'), 'the trailing stop filled');
+    expect(statuses('range')).toEqual(['pendingNew', 'untriggered']);
+    await setMark(110);
+    await until(() => statuses('range').includes('filled'), 'the range filled at its upper bound');
+    for (const tag of ['trail', 'range']) expect(statuses(tag)).toEqual(['pendingNew', 'untriggered', 'filled']);
     expect(
-      history
-        .map((r) => r.orderHistory)
-        .filter((h) => h.orderType === 'trigger')
-        .map((h) => [h.status, h.executedSize]),
-    ).toEqual(
-      expect.arrayContaining([
-        ['filled', 1],
-        ['cancelled', 0],
-        ['filled', 1],
-      ]),
-    );
-    expect(session.execution.openOrders()).toEqual([]);
-  }, 40_000);
+      new Set(
+        b
+          .of('s')
+          .filter((e) => e.clientTag !== undefined)
+          .map((e) => e.orderId),
+      ),
+    ).toEqual(new Set(parkedIds));
+    expect(await b.openAtVenue()).toEqual([]);
+  }, 30_000);
 });
 
 describe('perpbot order place --trigger against the local venue', () => {

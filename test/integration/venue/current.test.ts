@@ -4,7 +4,9 @@ import { signAction } from '../../../src/app/commands/actions.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import type { Network } from '../../../src/core/types.js';
 import { Keypair } from '../../../src/protocol/keys.js';
-import type { SignedRequest } from '../../../src/protocol/sign.js';
+import { createCurrentCodec } from '../../../src/protocol/current/codec.js';
+import { envelopeOf } from '../../../src/protocol/current/serialize.js';
+import { signRequest, type SignedRequest } from '../../../src/protocol/sign.js';
 import { startVenue, type BlockRecord, type Venue, type VenueOptions } from '../../../src/venue-sim/server/index.js';
 import { AccountStreams } from '../../../src/account/account.js';
 import type { AccountState } from '../../../src/account/state.js';
@@ -26,6 +28,11 @@ interface WalletVector {
   actions: unknown[];
   signature: string;
 }
+const sdkVectors = (
+  JSON.parse(readFileSync(new URL('../../fixtures/vectors/bulk-client/sdk-signing-vectors.json', import.meta.url), 'utf8')) as {
+    vectors: { name: string; actions: unknown[] }[];
+  }
+).vectors;
 const vectors = (
   JSON.parse(readFileSync(new URL('../../fixtures/vectors/bulk-keychain/wallet-mode-vectors.json', import.meta.url), 'utf8')) as { vectors: WalletVector[] }
 ).vectors;
@@ -153,7 +160,34 @@ describe('the local venue in the current generation', () => {
     expect(await mod(0.05)).toEqual([{ error: { message: 'order not found' } }]);
   });
 
-  it('a stop rests as a reduce-only trigger and closes the position when the mark crosses it; unsupported actions say so', async () => {
+  it.each(sdkVectors.map((v) => [v.name, v] as const))(
+    'verifies the layout of the published %s vector (Legacy, V2 or V3 envelope) signed by a fresh key',
+    async (_name, v) => {
+      const venue = await venueWith();
+      const key = Keypair.generate();
+      const r = await send(venue, sign(key, v.actions));
+      expect(r.body.status).toBe('ok');
+    },
+  );
+
+  it('accepts conditionals signed under the V4 envelope (§3.2), also with conditional slippage, which needs it', async () => {
+    const venue = await venueWith();
+    const owner = Keypair.generate();
+    venue.engine.faucet(owner.publicKey, 100_000);
+    const v4 = createCurrentCodec({ maxSchema: 4 });
+    const signV4 = (actions: unknown[]) =>
+      signRequest(v4, owner, { actions, account: owner.publicKey, signer: owner.publicKey, nonce: nonce++, network: 'devnet', mode: 'raw' });
+    const stop = { st: { c: SYMBOL, d: false, sz: 0.01, tr: 49_500, i: false } };
+    const plain = signV4([stop]);
+    expect(envelopeOf(plain.encoded.signable)).toBe(4);
+    const slipped = signV4([{ st: { ...stop.st, slippage: 25 } }]);
+    for (const signed of [plain, slipped])
+      expect((await send(venue, signed)).body.response.data.statuses).toEqual([{ cancelledReduceOnly: { oid: signed.encoded.orderIds[0] } }]);
+    const forged = { ...JSON.parse(plain.bodyText), actions: [{ st: { ...stop.st, sz: 0.02 } }] };
+    expect((await post(venue, '/order', forged)).body.status).toBe('error');
+  });
+
+  it('a stop rests as a reduce-only trigger under the id computed at signing and closes the position when the mark crosses it', async () => {
     const venue = await venueWith();
     const maker = Keypair.generate();
     const owner = Keypair.generate();
@@ -161,8 +195,9 @@ describe('the local venue in the current generation', () => {
     venue.engine.setOraclePrice(SYMBOL, 50_000);
     await send(venue, sign(maker, [limit(false, 50_000, 0.01), limit(true, 49_000, 0.01)]));
     await send(venue, sign(owner, [{ m: { c: SYMBOL, b: true, sz: 0.01, r: false, i: false } }]));
-    const stop = (await send(venue, sign(owner, [{ st: { c: SYMBOL, d: false, sz: 0.01, tr: 49_500, i: false } }]))).body.response.data.statuses;
-    expect(stop).toEqual([{ resting: { oid: expect.any(String) } }]);
+    const signedStop = sign(owner, [{ st: { c: SYMBOL, d: false, sz: 0.01, tr: 49_500, i: false } }]);
+    const stop = (await send(venue, signedStop)).body.response.data.statuses;
+    expect(stop).toEqual([{ resting: { oid: signedStop.encoded.orderIds[0] } }]);
     expect(venue.engine.openOrders(owner.publicKey)).toMatchObject([{ orderId: stop[0]!.resting.oid, isBuy: false, reduceOnly: true }]);
     venue.engine.setOraclePrice(SYMBOL, 49_400);
     venue.step();
@@ -171,10 +206,59 @@ describe('the local venue in the current generation', () => {
     // Nothing to protect: a take-profit without a position is cancelled as reduce-only.
     const tp = (await send(venue, sign(owner, [{ tp: { c: SYMBOL, d: true, sz: 0.01, tr: 60_000, i: false } }]))).body.response.data.statuses;
     expect(tp).toEqual([{ cancelledReduceOnly: { oid: expect.any(String) } }]);
-    const trailing = { trl: { c: SYMBOL, b: true, sz: 0.01, trb: 50, stb: 10, i: false } };
-    expect((await send(venue, sign(owner, [trailing]))).body.response.data.statuses).toEqual([
-      { error: { message: 'trl is not supported by the local venue' } },
+  });
+
+  /** A venue at mark 50,000 with bids below, and `owners` each long 0.01 BTC. */
+  async function longs(...owners: Keypair[]) {
+    const venue = await venueWith();
+    const maker = Keypair.generate();
+    for (const k of [maker, ...owners]) venue.engine.faucet(k.publicKey, 100_000);
+    venue.engine.setOraclePrice(SYMBOL, 50_000);
+    await send(venue, sign(maker, [limit(false, 50_000, 0.01 * owners.length), limit(true, 49_000, 0.1)]));
+    for (const k of owners) await send(venue, sign(k, [{ m: { c: SYMBOL, b: true, sz: 0.01, r: false, i: false } }]));
+    const mark = (px: number) => {
+      venue.engine.setOraclePrice(SYMBOL, px);
+      venue.step();
+    };
+    return { venue, mark };
+  }
+
+  it('a trailing stop (trl) follows the highest mark in steps of stb and closes the long when the mark falls trb below it', async () => {
+    const [tight, stepped] = [Keypair.generate(), Keypair.generate()];
+    const { venue, mark } = await longs(tight, stepped);
+    const trailing = (stb: number) => [{ trl: { c: SYMBOL, b: true, sz: 0.01, trb: 100, stb, i: false } }];
+    const signed = sign(tight, trailing(0));
+    expect((await send(venue, signed)).body.response.data.statuses).toEqual([{ resting: { oid: signed.encoded.orderIds[0] } }]);
+    expect((await send(venue, sign(stepped, trailing(300)))).body.response.data.statuses).toEqual([{ resting: { oid: expect.any(String) } }]);
+    expect(venue.engine.openOrders(tight.publicKey)).toMatchObject([{ isBuy: false, reduceOnly: true, status: 'placed' }]);
+    mark(51_000); // tight: trigger 1% below 51,000 = 50,490; stepped: a 2% move is below its 3% step, trigger stays 49,500
+    mark(50_600);
+    expect(venue.engine.positionDetails(tight.publicKey)).toHaveLength(1);
+    mark(50_400);
+    expect(venue.engine.positionDetails(tight.publicKey)).toEqual([]);
+    expect(venue.engine.openOrders(tight.publicKey)).toEqual([]);
+    expect(venue.engine.positionDetails(stepped.publicKey)).toHaveLength(1);
+    const limited = { trl: { c: SYMBOL, b: true, sz: 0.01, trb: 100, stb: 0, lim: 49_000, i: false } };
+    expect((await send(venue, sign(stepped, [limited]))).body.response.data.statuses).toEqual([
+      { rejectedInvalid: { oid: expect.any(String), reason: 'a trailing stop with a limit (lim) is not supported by the local venue' } },
     ]);
+  });
+
+  it('a range (rng) closes the long at whichever bound the mark reaches first; a trigger basket (trig) is refused as unsupported', async () => {
+    const [low, high] = [Keypair.generate(), Keypair.generate()];
+    const { venue, mark } = await longs(low, high);
+    const range = { rng: { c: SYMBOL, d: true, sz: 0.01, pmin: 49_500, pmax: 51_000, i: false } };
+    const signed = sign(low, [range]);
+    expect((await send(venue, signed)).body.response.data.statuses).toEqual([{ resting: { oid: signed.encoded.orderIds[0] } }]);
+    await send(venue, sign(high, [{ rng: { ...range.rng, pmin: 48_000 } }]));
+    mark(49_400);
+    expect(venue.engine.positionDetails(low.publicKey)).toEqual([]);
+    expect(venue.engine.positionDetails(high.publicKey)).toHaveLength(1);
+    mark(51_000);
+    expect(venue.engine.positionDetails(high.publicKey)).toEqual([]);
+    expect(venue.engine.openOrders(high.publicKey)).toEqual([]);
+    const basket = { trig: { c: SYMBOL, d: true, tr: 60_000, actions: [{ m: { c: SYMBOL, b: true, sz: 0.01, r: false, i: false } }] } };
+    expect((await send(venue, sign(high, [basket]))).body.response.data.statuses).toEqual([{ error: { message: 'trig is not supported by the local venue' } }]);
   });
 
   it('slides a crossing ALO_SLIDE order one tick behind the best ask, refuses ALO_JOIN, and rejects a crossing ALO', async () => {

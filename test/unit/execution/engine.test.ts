@@ -256,17 +256,40 @@ describe('execution: a codec without client order ids (current dialect)', () => 
     expect(exec.openOrders('mm').map((o) => o.spec.price)).toEqual([99]);
   });
 
-  it('refuses a trigger order locally: the dialect predicts no id for st / tp, so it could not be tracked', async () => {
-    const denials = new MemoryCounter();
-    const { exec, submitter, events } = setup({ codec: codecFor('current'), metrics: { denials } });
+  it("sends a trigger order as st and tracks it under the id computed at signing (perpbot's conditional id rule)", async () => {
+    const { exec, submitter } = setup({ codec: codecFor('current') });
     await exec.start();
     exec.submit('mm', { kind: 'place', order: spec({ side: 'sell', reduceOnly: true, trigger: { kind: 'stop', triggerPrice: 95 } }), ...stamp });
     await flushPromises();
-    expect(submitter.sent).toHaveLength(0);
-    expect(events).toEqual([
-      expect.objectContaining({ status: 'rejectedInvalid', reason: 'execution UNTRACKABLE: the current dialect gives trigger orders no predictable order id' }),
+    expect(submitter.sent[0]!.body.actions).toEqual([{ st: { c: 'BTC-USD', d: false, sz: 1, tr: 95, lim: 100, i: false } }]);
+    const id = submitter.sent[0]!.request.encoded.orderIds[0];
+    expect(typeof id).toBe('string');
+    expect(exec.openOrders('mm').map((o) => o.orderId)).toEqual([id]);
+  });
+
+  it('refuses locally what the dialect cannot express: a trailing stop in v1, a trigger that is not reduce-only in current', async () => {
+    const denials = new MemoryCounter();
+    const trailing = spec({ side: 'sell', price: undefined, reduceOnly: true, trigger: { kind: 'trailing', trailBps: 100, stepBps: 0 } });
+    const v1 = setup({ codec: codecFor('v1'), metrics: { denials } });
+    const current = setup({ codec: codecFor('current'), metrics: { denials } });
+    for (const { exec } of [v1, current]) await exec.start();
+    v1.exec.submit('mm', { kind: 'place', order: trailing, ...stamp });
+    current.exec.submit('mm', { kind: 'place', order: { ...trailing, reduceOnly: false }, ...stamp });
+    current.exec.submit('mm', { kind: 'place', order: trailing, ...stamp });
+    await flushPromises();
+    expect(v1.submitter.sent).toHaveLength(0);
+    expect(v1.events.map((e) => [e.status, e.reason])).toEqual([
+      [
+        'rejectedInvalid',
+        'execution UNSUPPORTED: the v1 dialect: trigger.kind: the v1 dialect has no trailing orders (stop and takeProfit only); use the current dialect',
+      ],
     ]);
-    expect(denials.get('LOCAL_UNTRACKABLE')).toBe(1);
+    expect(current.events[0]).toMatchObject({
+      status: 'rejectedInvalid',
+      reason: expect.stringMatching(/^execution UNSUPPORTED: the current dialect: reduceOnly: /),
+    });
+    expect(denials.get('LOCAL_UNSUPPORTED')).toBe(2);
+    expect(current.submitter.sent.map((s) => s.body.actions)).toEqual([[{ trl: { c: 'BTC-USD', b: true, sz: 1, trb: 100, stb: 0, i: false } }]]);
   });
 });
 

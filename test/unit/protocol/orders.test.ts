@@ -39,7 +39,6 @@ describe('trigger orders in v1 (spec: t = {trigger: {is_market, triggerPx}}; gap
     expect(hex(encoded.signable)).toContain(item('0000000000000000', '01') + item('00000000e830f740', '00'));
     expect(encoded.orderIds.every((id) => typeof id === 'string')).toBe(true);
     expect(hex(codec.encodeTrusted(input(actions)).signable)).toBe(hex(encoded.signable));
-    expect(codec.triggerOrderIds).toBe(true);
   });
 });
 
@@ -54,11 +53,11 @@ describe('trigger orders in the current dialect (venue-protocol §4.2: st / tp {
     expect(currentOrderActions([place({ ...buyTakeProfit, side: 'sell' })])).toEqual([{ tp: { c: 'BTC-USD', d: true, sz: 0.25, tr: 95_000, i: false } }]);
   });
 
-  it('the codec validates and signs them (variant 5 and 6), predicts no id for them and says so', () => {
+  it('the codec validates and signs them (variant 5 and 6) and gives each its conditional order id', () => {
     const codec = codecFor('current');
     const encoded = codec.encode(input(codec.orderActions([place(sellStopLimit), place(buyTakeProfit)])));
-    expect(encoded.orderIds).toEqual([null, null]);
-    expect(codec.triggerOrderIds).toBe(false);
+    expect(encoded.orderIds.every((id) => typeof id === 'string')).toBe(true);
+    expect(new Set(encoded.orderIds).size).toBe(2);
     expect(hex(encoded.signable)).toMatch(/05000000.*06000000/);
   });
 
@@ -71,5 +70,29 @@ describe('trigger orders in the current dialect (venue-protocol §4.2: st / tp {
     }
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).field).toBe('reduceOnly');
+  });
+});
+
+describe('trailing stops and ranges (venue-protocol §4.2: trl {c, b, sz, trb, stb, lim?, i}, rng {c, d, sz, pmin, pmax, lmin?, lmax?, i})', () => {
+  const trailing: OrderSpec = { ...base, side: 'sell', trigger: { kind: 'trailing', trailBps: 150, stepBps: 10 } };
+  const range: OrderSpec = { ...base, side: 'buy', trigger: { kind: 'range', low: 90_000, high: 110_000 } };
+
+  it('current: a trailing stop is trl and a range rng, b / d true when they protect a long (a sell); signed as variants 9 and 7 with ids', () => {
+    const codec = codecFor('current');
+    const actions = codec.orderActions([place(trailing), place(range)]);
+    expect(actions).toEqual([
+      { trl: { c: 'BTC-USD', b: true, sz: 0.25, trb: 150, stb: 10, i: false } },
+      { rng: { c: 'BTC-USD', d: false, sz: 0.25, pmin: 90_000, pmax: 110_000, i: false } },
+    ]);
+    const encoded = codec.encode(input(actions));
+    expect(hex(encoded.signable)).toMatch(/09000000.*07000000/);
+    expect(encoded.orderIds.every((id) => typeof id === 'string')).toBe(true);
+  });
+
+  it('v1 has neither: ValidationError naming trigger.kind', () => {
+    for (const spec of [trailing, range]) {
+      expect(() => v1OrderActions([place(spec)])).toThrow(ValidationError);
+      expect(() => v1OrderActions([place(spec)])).toThrow(/trigger\.kind: the v1 dialect has no (trailing|range) orders/);
+    }
   });
 });

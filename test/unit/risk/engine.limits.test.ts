@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
+import type { TriggerSpec } from '../../../src/core/intent.js';
 import { riskConfig, type RiskConfigInput } from '../../../src/risk/config.js';
 import { createRiskGate } from '../../../src/risk/engine.js';
 import type { RiskDecision, RiskReason } from '../../../src/risk/types.js';
@@ -126,6 +127,19 @@ describe('risk limits: each reason code fires just past its limit, not at it', (
     expect(decide(buyStop(true))).toEqual(OK);
     view.openCount = 3;
     expect(decide(buyStop(true))).toEqual(denied('MAX_OPEN_ORDERS'));
+  });
+
+  it('trailing stops and ranges: valued at the mark, counted as open orders; a range whose bounds do not enclose the mark is TRIGGER_PRICE', () => {
+    const { decide, view } = setup({ maxPositionNotionalUsdBySymbol: {} });
+    const closing = (trigger: TriggerSpec) => place({ symbol: 'BTC-USD', side: 'sell', reduceOnly: true, trigger });
+    const trailing = closing({ kind: 'trailing', trailBps: 100, stepBps: 0 });
+    const range = (low: number, high: number) => closing({ kind: 'range', low, high });
+    view.positions.set('BTC-USD', 1);
+    expect([trailing, range(90, 110)].map(decide)).toEqual([OK, OK]);
+    for (const op of [range(100, 110), range(101, 110), range(90, 100)]) expect(decide(op)).toEqual(denied('TRIGGER_PRICE'));
+    expect(decide(range(101, 110))).toMatchObject({ detail: 'a range fires at once unless mark 100 lies strictly between 101 and 110' });
+    view.openCount = 3;
+    expect([trailing, range(90, 110)].map(decide)).toEqual([denied('MAX_OPEN_ORDERS'), denied('MAX_OPEN_ORDERS')]);
   });
 
   it('NO_MARK_PRICE: every place needs a mark (limit and market)', () => {

@@ -49,6 +49,19 @@ describe('intentSchema', () => {
     expect(reason(place({ tif: 'IOC' }))).toMatch(/^intent\.order: a trigger order waits parked until fired: tif must be GTC, got IOC/);
   });
 
+  it('trailing and range triggers: whole basis points, high above low, no limit price; each error names its field', () => {
+    const place = (trigger: object, over: object = {}) => ({ kind: 'place', ...st, order: { ...order, price: undefined, trigger, ...over } });
+    expect(reason(place({ kind: 'trailing', trailBps: 100, stepBps: 0 }))).toBeUndefined();
+    expect(reason(place({ kind: 'range', low: 90_000, high: 110_000 }))).toBeUndefined();
+    expect(reason(place({ kind: 'trailing', trailBps: 0, stepBps: 0 }))).toMatch(/^intent\.order\.trigger\.trailBps: /);
+    expect(reason(place({ kind: 'trailing', trailBps: 1.5, stepBps: 0 }))).toMatch(/^intent\.order\.trigger\.trailBps: /);
+    expect(reason(place({ kind: 'trailing', trailBps: 100 }))).toMatch(/^intent\.order\.trigger\.stepBps: /);
+    expect(reason(place({ kind: 'range', low: 110_000, high: 90_000 }))).toMatch(/^intent\.order\.trigger: high must be above low/);
+    expect(reason(place({ kind: 'range', low: 90_000, high: 110_000 }, { price: 100_000 }))).toMatch(
+      /^intent\.order: a range trigger fires as a market order: price must be absent/,
+    );
+  });
+
   it('rejects unknown fields, bad numbers and impossible orders, naming the field', () => {
     expect(reason({ kind: 'cancelAll', ...st, extra: 1 })).toBe('intent.extra: unknown field');
     expect(reason({ kind: 'cancelAll', dataTimeMs: 1 })).toBe('intent.dataVersion: missing field');

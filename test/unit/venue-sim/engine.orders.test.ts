@@ -352,6 +352,40 @@ describe('trigger orders (fired by the mark price)', () => {
     expect(engine.orderHistory(ALICE)[0]).toMatchObject({ orderId: id, orderType: 'trigger', status: 'filled' });
   });
 
+  it('a buy trailing stop follows the lowest mark down (in steps of stepBps) and fires when the mark rises trailBps above it', () => {
+    const { engine } = funded();
+    engine.setOraclePrice('BTC-USD', 50_000);
+    place(engine, BOB, limit('BTC-USD', false, 52_000, 0.1));
+    const trailing = {
+      order: { c: 'BTC-USD', b: true, px: 0, sz: 0.1, r: false, t: { trigger: { is_market: true, triggerPx: 0, trailBps: 100, stepBps: 50 } } },
+    };
+    const [s, id] = place(engine, ALICE, trailing);
+    expect(s).toEqual({ resting: { oid: id } });
+    engine.setOraclePrice('BTC-USD', 49_800); // 0.4%: under the 0.5% step, the trigger stays at 50,500
+    engine.setOraclePrice('BTC-USD', 50_400);
+    expect(engine.openOrders(ALICE)).toHaveLength(1);
+    engine.setOraclePrice('BTC-USD', 49_000); // trigger 49,490
+    engine.setOraclePrice('BTC-USD', 49_400);
+    expect(engine.openOrders(ALICE)).toHaveLength(1);
+    engine.drainEvents();
+    engine.setOraclePrice('BTC-USD', 49_490);
+    expect(orderEvents(engine.drainEvents(), id).map((e) => e.status)).toEqual(['filled']);
+  });
+
+  it('a range fires at either bound; a high bound not above the low one is rejectedInvalid', () => {
+    const { engine } = funded();
+    engine.setOraclePrice('ETH-USD', 3000);
+    const range = (lo: number, hi: number) => ({
+      order: { c: 'ETH-USD', b: false, px: 0, sz: 1, r: false, t: { trigger: { is_market: true, triggerPx: lo, highPx: hi } } },
+    });
+    const [, id] = place(engine, ALICE, range(2900, 3100));
+    engine.setOraclePrice('ETH-USD', 3099);
+    expect(engine.openOrders(ALICE).map((o) => o.orderId)).toEqual([id]);
+    engine.setOraclePrice('ETH-USD', 3100);
+    expect(engine.openOrders(ALICE)).toEqual([]);
+    expect(place(engine, ALICE, range(3100, 3100))[0]).toMatchObject({ rejectedInvalid: { reason: 'range high price must be above its low price' } });
+  });
+
   it('a stop-limit becomes a GTC limit at px when the mark falls through triggerPx', () => {
     const { engine } = funded();
     engine.setOraclePrice('ETH-USD', 3000);
