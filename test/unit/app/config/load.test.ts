@@ -128,6 +128,12 @@ describe('daemon config: paper trading', () => {
     expect(c.accounts.map((a) => a.paper)).toEqual([{ collateralUsd: 25_000 }, { collateralUsd: undefined }]);
   });
 
+  it('accepts config/examples/paper.yaml once PERPBOT_SECRET_KEY is set', async () => {
+    const { config } = await checkDaemonConfig(join(ROOT, 'config/examples/paper.yaml'), { PERPBOT_SECRET_KEY: SECRET });
+    expect(config.venue).toMatchObject({ mode: 'paper', url: 'http://127.0.0.1:8080/api/v1', wsUrl: 'ws://127.0.0.1:8080/ws' });
+    expect(config.accounts[0]!.paper).toEqual({ collateralUsd: 10_000 });
+  });
+
   it('names the key and line of a bad paper setting, and needs url and wsUrl', async () => {
     const e = await errorsOf(() =>
       parse([
