@@ -20,6 +20,8 @@ export interface PaperVenueOptions {
   symbols: readonly string[];
   /** The simulated account's starting collateral, USD. */
   collateralUsd: number;
+  /** The simulated account's leverage by symbol (the config's start-up setting, applied here instead of at the venue). */
+  leverage: Readonly<Record<string, number>>;
   /** The backtest's queue model and order-entry and response latencies (the feed's latency is the real one). */
   models: Pick<BacktestModels, 'queue' | 'entry' | 'response'>;
   /** Fees and funding interval of the markets (the live venue lists neither). */
@@ -57,6 +59,7 @@ export async function paperVenue(live: LiveVenue, opts: PaperVenueOptions): Prom
     response: latency(opts.models.response, rng, 'backtest.latency.response'),
     logger: live.logger,
   });
+  for (const [symbol, leverage] of Object.entries(opts.leverage)) sim.exchange.setLeverage(symbol, leverage);
   const feeds: Subscription[] = [];
   const fail = (stream: string) => (e: Error) =>
     live.logger.warn({ stream, error: e.message }, 'paper trading: a market stream feeding the simulated exchange failed');

@@ -127,7 +127,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const resolved = await resolveUnresolvedBatches(journal, setupHttp, componentLogger(logger, 'journal'));
     // One nonce source per signer for the whole process: start-up actions and trading draw from the same one.
     const nonces = new NonceSources({ clock, store: journal.nonces });
-    if (paper) log.info({}, 'paper trading: the start-up actions (faucetUsd, agentOf, leverage) are not sent');
+    if (paper) log.info({}, 'paper trading: the start-up actions are not sent (faucetUsd, agentOf; leverage goes to the simulated account)');
     else await prepareAccounts(accounts, { http: setupHttp, dialect, network, nonces, log });
 
     journalSizeGauge(journal, metrics.registry);
@@ -335,6 +335,7 @@ async function paperVenueOf(config: DaemonConfig, account: DaemonAccount, strate
       account: account.account,
       symbols: [...new Set(strategies.flatMap((s) => s.symbols))],
       collateralUsd: account.config.paper?.collateralUsd ?? bt.collateralUsd,
+      leverage: account.config.leverage,
       models: { queue: bt.queue, entry: bt.latency.entry, response: bt.latency.response },
       defaults: { makerFeeRate: bt.makerFeeRate, takerFeeRate: bt.takerFeeRate, fundingIntervalMs: bt.fundingIntervalMs },
       seed: Number(systemClock().nowMs() % 2 ** 32),
