@@ -72,11 +72,12 @@ describe.each<Dialect>(['v1', 'current'])('paper trading (the daemon on a local 
     await until(async () => (await fetch(`${base}/readyz`)).status === 200, 'readiness', 20_000, 50);
     const first = await status();
     expect(first.venue).toEqual({ mode: 'paper', url: venue.url });
-    // The configured collateral, less what paper trading paid or made since (fees, PnL of a few fills of 0.001 BTC).
-    expect(first.accounts[0]!.margin?.totalBalanceUsd).toBeGreaterThan(24_900);
-    expect(first.accounts[0]!.margin?.totalBalanceUsd).toBeLessThan(25_100);
     await until(async () => (await status()).accounts[0]!.openOrders.length > 0, 'paper quotes', 20_000, 50);
     await until(async () => (await status()).accounts[0]!.positions.some((p) => p.size !== 0), 'a paper fill (a position)', 30_000, 100);
+    // The configured collateral, less what paper trading paid or made since (fees, PnL of a few fills of 0.001 BTC).
+    const margin = (await status()).accounts[0]!.margin;
+    expect(margin?.totalBalanceUsd).toBeGreaterThan(24_900);
+    expect(margin?.totalBalanceUsd).toBeLessThan(25_100);
     expect(out.join('\n')).toMatch(/PAPER TRADING on the market data of/);
 
     // The venue never saw an order of the account: none open, none in its history, no fill.
