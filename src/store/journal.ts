@@ -616,6 +616,15 @@ export class Journal {
       .map((r) => ({ ...r, strategy: r.strategy ?? undefined, maker: r.maker === 1, timeNs: BigInt(r.timeNs) }));
   }
 
+  /** How many fills are at or after `sinceMs`, and how many of them paper trading made. */
+  fillCounts(opts: { sinceMs?: number } = {}): { fills: number; paperFills: number } {
+    this.flush();
+    return statement<[string], { fills: number; paperFills: number }>(
+      this.db,
+      'SELECT COUNT(*) AS fills, COALESCE(SUM(paper), 0) AS paperFills FROM fills WHERE time_ns >= ?',
+    ).get(sinceNsText(opts.sinceMs))!;
+  }
+
   /** Funding payments at or after `sinceMs`, in time order. */
   funding(opts: { sinceMs?: number } = {}): FundingRecord[] {
     this.flush();

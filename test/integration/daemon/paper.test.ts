@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { report } from '../../../src/app/commands/report.js';
 import { checkDaemonConfig } from '../../../src/app/config/index.js';
 import { startDaemon, type Daemon } from '../../../src/app/daemon/daemon.js';
 import type { Dialect } from '../../../src/core/types.js';
@@ -91,6 +92,11 @@ describe.each<Dialect>(['v1', 'current'])('paper trading (the daemon on a local 
     expect(summary).toEqual({ leftOpen: 0, timedOut: false });
     expect(venue.engine.orderHistory(account)).toEqual([]);
     expect(out.join('\n')).toMatch(/^status main \(paper\): pos /m);
+
+    const reported: string[] = [];
+    expect(await report(['--journal', join(dir, 'journal.sqlite')], (l) => reported.push(...l.split('\n')))).toBe(0);
+    expect(reported.find((l) => l.startsWith('mm '))).toMatch(/^mm\s+BTC-USD\s+[1-9]/);
+    expect(reported.at(-1)).toMatch(/^paper trading: (\d+) of the \1 fills/);
 
     const db = new Database(join(dir, 'journal.sqlite'), { readonly: true });
     try {
