@@ -17,7 +17,7 @@ import type { SignedRequest } from '../protocol/sign.js';
 import { requestBodySchemas } from '../protocol/v1/actions.js';
 import { orderIdsOf } from '../protocol/v1/order-id.js';
 import type { AccountDataSource, MarketDataSource, StreamHealth, SubmitHooks, SubmitOutcome, Venue } from '../venue/port.js';
-import { SimExchange, type ExchangeOptions, type SimOrder } from './exchange.js';
+import { SimExchange, type ExchangeOptions, type ExchangeSink, type SimOrder } from './exchange.js';
 import type { Latency } from './models.js';
 import type { RecordedEvent } from './recording/events.js';
 import type { SimTime } from './sim-time.js';
@@ -37,6 +37,7 @@ export interface SimVenueOptions extends Omit<ExchangeOptions, 'account'> {
   /** Results: orders that ended (or were left open), and fills. */
   onOrderDone?: (order: SimOrder) => void;
   onFill?: (fill: Fill) => void;
+  onFunding?: ExchangeSink['funding'];
   logger?: Logger;
 }
 
@@ -101,6 +102,7 @@ export class SimVenue implements Venue {
         if (this.fillLog.length > HISTORY_LIMIT) this.fillLog.shift();
         opts.onFill?.(f);
       },
+      funding: opts.onFunding,
     });
     const streams = this.streams;
     const time = this.time;
