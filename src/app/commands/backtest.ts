@@ -58,10 +58,7 @@ export async function backtest(argv: string[], out: (line: string) => void, open
 
   const configPath = values.config;
   const { config, strategies } = await checkDaemonConfig(configPath);
-  if (config.venue.dialect !== 'v1') throw new ConfigError('venue.dialect', 'a backtest simulates the v1 dialect');
-  const accountName = singleAccount(config.strategies);
-  const collateralUsd = config.accounts.find((a) => a.name === accountName)?.faucetUsd ?? config.backtest.collateralUsd;
-  const bt = config.backtest;
+  const { collateralUsd, models } = backtestSetup(config);
   const configHash = createHash('sha256').update(readFileSync(configPath)).digest('hex');
   const dir = values.out ?? join('results', `${configPath.replace(/^.*[\\/]/, '').replace(/\.ya?ml$/, '')}-seed${seed}`);
   const data = openRecordings(dataFiles, open);
@@ -92,20 +89,34 @@ export async function backtest(argv: string[], out: (line: string) => void, open
     summary = writer.finish(result, {
       configHash,
       seed,
-      models: {
-        queue: queueModelName(bt.queue),
-        feedLatency: latencyName(bt.latency.feed),
-        entryLatency: latencyName(bt.latency.entry),
-        responseLatency: latencyName(bt.latency.response),
-      },
+      models,
       dataFiles,
-      equityIntervalMs: bt.equityIntervalMs,
+      equityIntervalMs: config.backtest.equityIntervalMs,
     });
   } finally {
     process.off('SIGINT', onSignal);
   }
   out(summaryTable(summary, dir));
   return 0;
+}
+
+/**
+ * The daemon config's backtest checks and figures: the v1 dialect and one account (ConfigError otherwise), that
+ * account's starting collateral (faucetUsd, else backtest.collateralUsd), and the names of the models.
+ */
+export function backtestSetup(config: DaemonConfig): { collateralUsd: number; models: Record<string, string> } {
+  if (config.venue.dialect !== 'v1') throw new ConfigError('venue.dialect', 'a backtest simulates the v1 dialect');
+  const accountName = singleAccount(config.strategies);
+  const bt = config.backtest;
+  return {
+    collateralUsd: config.accounts.find((a) => a.name === accountName)?.faucetUsd ?? bt.collateralUsd,
+    models: {
+      queue: queueModelName(bt.queue),
+      feedLatency: latencyName(bt.latency.feed),
+      entryLatency: latencyName(bt.latency.entry),
+      responseLatency: latencyName(bt.latency.response),
+    },
+  };
 }
 
 /** What a backtest takes from a daemon config: the session (its strategies, risk, batch size), the models, the market defaults. */
