@@ -3,7 +3,7 @@
 // Invariants: points come in one fixed order (the file's keys in order, the last varying fastest) and a point's id is
 // its index in that order; shard i of n holds exactly the points whose index % n is i, so the shards partition the grid.
 
-import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { ConfigError, ConfigErrors, ValidationError } from '../../core/errors.js';
 import { readConfigFile, readYamlDocument } from '../yaml-config.js';
 
@@ -41,15 +41,21 @@ export function parseGrid(text: string, source: string): Grid {
   if (typeof data !== 'object' || data === null || Array.isArray(data) || Object.keys(data).length === 0) {
     throw new ConfigErrors(source, [doc.problem('', 'must be a map from config paths to lists of values, e.g. strategies.0.params.halfSpreadBps: [2, 5, 10]')]);
   }
+  const lines = new LineCounter();
+  const keyLines = new Map<unknown, number>();
+  const contents = parseDocument(text, { lineCounter: lines }).contents;
+  if (isMap(contents))
+    for (const item of contents.items) if (isScalar(item.key) && item.key.range) keyLines.set(item.key.value, lines.linePos(item.key.range[0]).line);
+  const problem = (key: string, message: string) => new ConfigError(key, message, keyLines.get(key));
   const problems: ConfigError[] = [];
   const keys: string[] = [];
   const values: unknown[][] = [];
   for (const [key, list] of Object.entries(data)) {
-    if (!KEY.test(key)) problems.push(doc.problem(key, 'must be a dotted config path such as strategies.0.params.halfSpreadBps'));
-    else if (!Array.isArray(list) || list.length === 0) problems.push(doc.problem(key, `must be a non-empty list of values, got ${JSON.stringify(list)}`));
+    if (!KEY.test(key)) problems.push(problem(key, 'must be a dotted config path such as strategies.0.params.halfSpreadBps'));
+    else if (!Array.isArray(list) || list.length === 0) problems.push(problem(key, `must be a non-empty list of values, got ${JSON.stringify(list)}`));
     else {
       const seen = new Set(list.map((v) => JSON.stringify(v)));
-      if (seen.size !== list.length) problems.push(doc.problem(key, `lists a value twice: ${JSON.stringify(list)}`));
+      if (seen.size !== list.length) problems.push(problem(key, `lists a value twice: ${JSON.stringify(list)}`));
       keys.push(key);
       values.push(list);
     }
