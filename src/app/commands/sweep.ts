@@ -170,18 +170,24 @@ async function runSweep(argv: string[], out: (line: string) => void): Promise<nu
   return stopped ? 130 : 0;
 }
 
-async function merge(argv: string[], out: (line: string) => void): Promise<number> {
+/** The options of `perpbot sweep merge`; throws UsageError naming what is missing. */
+export function parseMergeArgs(argv: string[]): { dirs: string[]; outDir: string; metric: Metric } | 'help' {
   const { values, positionals } = parseCommand(argv, { out: { type: 'string' }, metric: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, true);
-  if (values.help) {
+  if (values.help) return 'help';
+  if (positionals.length === 0) throw new UsageError('give the directories of the shards: perpbot sweep merge DIR... --out DIR');
+  if (values.out === undefined) throw new UsageError('--out DIR is required');
+  return { dirs: positionals, outDir: values.out, metric: oneOf('metric', values.metric, METRIC_NAMES, 'sharpe') };
+}
+
+async function merge(argv: string[], out: (line: string) => void): Promise<number> {
+  const args = parseMergeArgs(argv);
+  if (args === 'help') {
     out(sweepHelp);
     return 0;
   }
-  if (positionals.length === 0) throw new UsageError('give the directories of the shards: perpbot sweep merge DIR... --out DIR');
-  if (values.out === undefined) throw new UsageError('--out DIR is required');
-  const metric = oneOf('metric', values.metric, METRIC_NAMES, 'sharpe');
-  const { grid, done } = mergeSweepDirs(positionals, values.out, metric);
+  const { grid, done } = mergeSweepDirs(args.dirs, args.outDir, args.metric);
   out(
-    `merged ${done.size} points from ${positionals.length} directories, ranked by ${metric}; results in ${values.out}\n${tableText(grid, rankRows(grid, done, metric), 20)}`,
+    `merged ${done.size} points from ${args.dirs.length} directories, ranked by ${args.metric}; results in ${args.outDir}\n${tableText(grid, rankRows(grid, done, args.metric), 20)}`,
   );
   return 0;
 }
