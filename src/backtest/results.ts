@@ -1,5 +1,6 @@
 // The results of a backtest run: results/<run>/orders.csv, trades.csv and equity.csv written as the replay goes, and
-// summary.json (return, drawdown, Sharpe, fill ratio, fees, funding, turnover, data range, config hash, seed, models).
+// summary.json (return, drawdown, Sharpe, fill ratio, fees, funding, turnover, data range, config hash, seed, models);
+// SummaryMeter alone gives the summary without files (a sweep's points).
 // Invariants: the files hold replay times only (no wall-clock time), so the same data, config and seed give the same
 // bytes; rows are buffered and appended in order; nothing is kept per row beyond the counters the summary needs.
 
