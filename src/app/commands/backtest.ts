@@ -18,6 +18,7 @@ import { parseCommand, UsageError } from '../args.js';
 import { checkDaemonConfig, type DaemonConfig } from '../config/index.js';
 import type { LoadedStrategy } from '../../strategy/loader.js';
 import { startTrading } from '../trading.js';
+import { stopOnSignals } from './stop-signals.js';
 import { formatTable } from './table.js';
 
 export const backtestHelp = `perpbot backtest --data FILE... --config FILE [--seed N] [--out DIR]
@@ -66,13 +67,7 @@ export async function backtest(argv: string[], out: (line: string) => void, open
 
   const progress = progressReporter();
   const writer = new ResultsWriter(dir, symbols, progress.line);
-  const abort = new AbortController();
-  const onSignal = () => {
-    if (abort.signal.aborted) process.exit(130);
-    process.stderr.write('\nstopping: the results so far are written (partial)\n');
-    abort.abort();
-  };
-  process.on('SIGINT', onSignal);
+  const stop = stopOnSignals(['SIGINT'], 'stopping: the results so far are written (partial)');
   let summary: Summary;
   try {
     const result = await runBacktest({
@@ -83,7 +78,7 @@ export async function backtest(argv: string[], out: (line: string) => void, open
       seed,
       sink: writer,
       progressEvery: 20_000,
-      signal: abort.signal,
+      signal: stop.signal,
     });
     progress.done();
     summary = writer.finish(result, {
@@ -94,7 +89,7 @@ export async function backtest(argv: string[], out: (line: string) => void, open
       equityIntervalMs: config.backtest.equityIntervalMs,
     });
   } finally {
-    process.off('SIGINT', onSignal);
+    stop.dispose();
   }
   out(summaryTable(summary, dir));
   return 0;

@@ -16,6 +16,7 @@ import { checkPoint, type SweepInput } from '../sweep/point.js';
 import { runPoints } from '../sweep/pool.js';
 import { appendPoint, mergeSweepDirs, openSweepDir, type PointResult, sweepManifest, writeTables } from '../sweep/store.js';
 import { METRICS, type Metric, rankRows, tableText } from '../sweep/table.js';
+import { stopOnSignals } from './stop-signals.js';
 
 const METRIC_NAMES = Object.keys(METRICS) as Metric[];
 
@@ -130,21 +131,14 @@ async function runSweep(argv: string[], out: (line: string) => void): Promise<nu
     `sweep of ${slice}${done.size > 0 ? `, ${done.size} already finished` : ''}; ${pending.length} to run on ${workers} worker${workers === 1 ? '' : 's'}, results in ${args.outDir}\n`,
   );
 
-  const abort = new AbortController();
-  const onSignal = () => {
-    if (abort.signal.aborted) process.exit(130);
-    process.stderr.write('\nstopping: finished points are kept; run the same command again to resume\n');
-    abort.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stop = stopOnSignals(['SIGINT', 'SIGTERM'], 'stopping: finished points are kept; run the same command again to resume');
   let outcome: 'done' | 'stopped';
   const startMs = performance.now();
   let finished = 0;
   try {
     outcome = await runPoints(input, pending, {
       workers,
-      signal: abort.signal,
+      signal: stop.signal,
       onResult: (point: GridPoint, summary) => {
         const result: PointResult = { params: { ...point.params }, summary };
         appendPoint(args.outDir, point.index, result);
@@ -158,8 +152,7 @@ async function runSweep(argv: string[], out: (line: string) => void): Promise<nu
       },
     });
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.dispose();
   }
   writeTables(args.outDir, grid, done, args.metric, total);
   const rows = rankRows(grid, done, args.metric);
