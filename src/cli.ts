@@ -19,6 +19,7 @@ import { checkConfig, checkConfigHelp } from './app/commands/check-config.js';
 import { report, reportHelp } from './app/commands/report.js';
 import { record, recordHelp } from './app/commands/record.js';
 import { backtest, backtestHelp } from './app/commands/backtest.js';
+import { sweep, sweepHelp } from './app/commands/sweep.js';
 import { newCommand, newHelp } from './app/commands/new.js';
 import { UsageError } from './app/args.js';
 import { PerpbotError } from './core/errors.js';
@@ -41,6 +42,7 @@ const COMMANDS: Record<string, Command> = {
   watch: { run: watch, help: watchHelp, summary: 'print the messages of venue topics' },
   record: { run: record, help: recordHelp, summary: 'record market data to a file (or generate a synthetic recording)' },
   backtest: { run: backtest, help: backtestHelp, summary: 'replay recordings through the strategies on a simulated exchange' },
+  sweep: { run: sweep, help: sweepHelp, summary: 'backtest every point of a parameter grid on worker threads, ranked (merge: join shards)' },
 };
 
 function mainHelp(): string {

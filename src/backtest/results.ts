@@ -1,5 +1,6 @@
 // The results of a backtest run: results/<run>/orders.csv, trades.csv, funding.csv and equity.csv written as the replay goes, and
-// summary.json (return, drawdown, Sharpe, fill ratio, fees, funding, turnover, data range, config hash, seed, models).
+// summary.json (return, drawdown, Sharpe, fill ratio, fees, funding, turnover, data range, config hash, seed, models);
+// SummaryMeter alone gives the summary without files (a sweep's points).
 // Invariants: the files hold replay times only (no wall-clock time), so the same data, config and seed give the same
 // bytes; rows are buffered and appended in order; nothing is kept per row beyond the counters the summary needs.
 
@@ -108,12 +109,8 @@ export interface Summary {
   account: string;
 }
 
-/** Writes the run's CSV files while it runs and its summary at the end; `dir` is created. */
-export class ResultsWriter implements BacktestSink {
-  private readonly orders: CsvFile;
-  private readonly trades: CsvFile;
-  private readonly fundingFile: CsvFile;
-  private equityFile: CsvFile | undefined;
+/** Counts what the summary needs while the run goes, without writing anything (a sweep keeps only the summaries). */
+export class SummaryMeter implements BacktestSink {
   private ordersTotal = 0;
   private ordersFilled = 0;
   private makerTrades = 0;
@@ -125,72 +122,17 @@ export class ResultsWriter implements BacktestSink {
   private sumReturn = 0;
   private sumSquares = 0;
 
-  constructor(
-    readonly dir: string,
-    private readonly symbols: readonly string[],
-    private readonly progressLine?: (events: number, timeNs: bigint) => void,
-  ) {
-    mkdirSync(dir, { recursive: true });
-    this.orders = new CsvFile(join(dir, 'orders.csv'), [
-      'order_id',
-      'symbol',
-      'side',
-      'type',
-      'tif',
-      'price',
-      'size',
-      'reduce_only',
-      'status',
-      'reason',
-      'filled_size',
-      'avg_fill_price',
-      'created_ns',
-      'ended_ns',
-    ]);
-    this.trades = new CsvFile(join(dir, 'trades.csv'), ['time_ns', 'order_id', 'symbol', 'side', 'price', 'size', 'fee_usd', 'maker', 'cause', 'mid']);
-    this.fundingFile = new CsvFile(join(dir, 'funding.csv'), ['time_ns', 'symbol', 'amount_usd', 'rate']);
-  }
-
   order(o: SimOrder): void {
     this.ordersTotal++;
     if (o.filledLots > 0) this.ordersFilled++;
     this.statuses[o.status] = (this.statuses[o.status] ?? 0) + 1;
-    const open = o.status === 'placed' || o.status === 'working';
-    this.orders.row([
-      o.id,
-      o.m.symbol,
-      o.side,
-      o.kind,
-      o.tif,
-      o.price,
-      o.size,
-      o.reduceOnly,
-      o.status,
-      o.reason,
-      o.m.size(o.filledLots),
-      o.filledLots > 0 ? o.avgFillPrice : '',
-      o.createdNs,
-      open ? '' : o.endedNs,
-    ]);
   }
 
-  fill(f: Fill, midUsd: number): void {
+  fill(f: Fill): void {
     if (f.maker) this.makerTrades++;
-    this.trades.row([f.venueTimeNs, f.orderId, f.symbol, f.side, f.price, f.size, f.feeUsd, f.maker, f.cause, midUsd]);
   }
 
-  funding(symbol: string, amountUsd: number, rate: number, timeNs: bigint): void {
-    this.fundingFile.row([timeNs, symbol, amountUsd, rate]);
-  }
-
-  equity(timeNs: bigint, equityUsd: number, positions: readonly number[], midsUsd: readonly number[]): void {
-    this.equityFile ??= new CsvFile(join(this.dir, 'equity.csv'), [
-      'time_ns',
-      'equity_usd',
-      ...this.symbols.map((s) => `position_${s}`),
-      ...this.symbols.map((s) => `mid_${s}`),
-    ]);
-    this.equityFile.row([timeNs, round(equityUsd, 6), ...positions, ...midsUsd]);
+  equity(_timeNs: bigint, equityUsd: number): void {
     if (equityUsd > this.peak) this.peak = equityUsd;
     if (this.peak > 0) this.maxDrawdown = Math.max(this.maxDrawdown, (this.peak - equityUsd) / this.peak);
     if (this.lastEquity !== undefined && this.lastEquity > 0) {
@@ -202,21 +144,13 @@ export class ResultsWriter implements BacktestSink {
     this.lastEquity = equityUsd;
   }
 
-  progress(events: number, timeNs: bigint): void {
-    this.progressLine?.(events, timeNs);
-  }
-
-  /** Closes the CSV files and writes summary.json; returns the summary. */
-  finish(result: BacktestResult, run: RunDescription): Summary {
-    this.orders.close();
-    this.trades.close();
-    this.fundingFile.close();
-    this.equityFile?.close();
+  /** The run's summary from the counters and the runner's result. */
+  summary(result: BacktestResult, run: RunDescription): Summary {
     const n = this.returns;
     const mean = n > 0 ? this.sumReturn / n : 0;
     const variance = n > 1 ? (this.sumSquares - n * mean * mean) / (n - 1) : 0;
     const std = Math.sqrt(Math.max(0, variance));
-    const summary: Summary = {
+    return {
       partial: result.partial,
       returnPct: round((result.endEquityUsd / result.startEquityUsd - 1) * 100, 6),
       startEquityUsd: round(result.startEquityUsd, 6),
@@ -247,6 +181,95 @@ export class ResultsWriter implements BacktestSink {
       models: run.models,
       account: result.account,
     };
+  }
+}
+
+/** Writes the run's CSV files while it runs and its summary at the end; `dir` is created. */
+export class ResultsWriter implements BacktestSink {
+  private readonly orders: CsvFile;
+  private readonly trades: CsvFile;
+  private readonly fundingFile: CsvFile;
+  private equityFile: CsvFile | undefined;
+  private readonly meter = new SummaryMeter();
+
+  constructor(
+    readonly dir: string,
+    private readonly symbols: readonly string[],
+    private readonly progressLine?: (events: number, timeNs: bigint) => void,
+  ) {
+    mkdirSync(dir, { recursive: true });
+    this.orders = new CsvFile(join(dir, 'orders.csv'), [
+      'order_id',
+      'symbol',
+      'side',
+      'type',
+      'tif',
+      'price',
+      'size',
+      'reduce_only',
+      'status',
+      'reason',
+      'filled_size',
+      'avg_fill_price',
+      'created_ns',
+      'ended_ns',
+    ]);
+    this.trades = new CsvFile(join(dir, 'trades.csv'), ['time_ns', 'order_id', 'symbol', 'side', 'price', 'size', 'fee_usd', 'maker', 'cause', 'mid']);
+    this.fundingFile = new CsvFile(join(dir, 'funding.csv'), ['time_ns', 'symbol', 'amount_usd', 'rate']);
+  }
+
+  order(o: SimOrder): void {
+    this.meter.order(o);
+    const open = o.status === 'placed' || o.status === 'working';
+    this.orders.row([
+      o.id,
+      o.m.symbol,
+      o.side,
+      o.kind,
+      o.tif,
+      o.price,
+      o.size,
+      o.reduceOnly,
+      o.status,
+      o.reason,
+      o.m.size(o.filledLots),
+      o.filledLots > 0 ? o.avgFillPrice : '',
+      o.createdNs,
+      open ? '' : o.endedNs,
+    ]);
+  }
+
+  fill(f: Fill, midUsd: number): void {
+    this.meter.fill(f);
+    this.trades.row([f.venueTimeNs, f.orderId, f.symbol, f.side, f.price, f.size, f.feeUsd, f.maker, f.cause, midUsd]);
+  }
+
+  funding(symbol: string, amountUsd: number, rate: number, timeNs: bigint): void {
+    this.fundingFile.row([timeNs, symbol, amountUsd, rate]);
+  }
+
+  equity(timeNs: bigint, equityUsd: number, positions: readonly number[], midsUsd: readonly number[]): void {
+    this.equityFile ??= new CsvFile(join(this.dir, 'equity.csv'), [
+      'time_ns',
+      'equity_usd',
+      ...this.symbols.map((s) => `position_${s}`),
+      ...this.symbols.map((s) => `mid_${s}`),
+    ]);
+    this.equityFile.row([timeNs, round(equityUsd, 6), ...positions, ...midsUsd]);
+    this.meter.equity(timeNs, equityUsd);
+  }
+
+  progress(events: number, timeNs: bigint): void {
+    this.progressLine?.(events, timeNs);
+  }
+
+  /** Closes the CSV files and writes summary.json; returns the summary. */
+  finish(result: BacktestResult, run: RunDescription): Summary {
+    this.orders.close();
+    this.trades.close();
+    this.fundingFile.close();
+    this.equityFile?.close();
+    const summary = this.meter.summary(result, run);
     writeFileSync(join(this.dir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
     return summary;
   }

@@ -19,6 +19,7 @@ import { parseCommand, UsageError } from '../args.js';
 import { checkDaemonConfig, type DaemonConfig } from '../config/index.js';
 import type { LoadedStrategy } from '../../strategy/loader.js';
 import { startTrading } from '../trading.js';
+import { stopOnSignals } from './stop-signals.js';
 import { formatTable } from './table.js';
 
 export const backtestHelp = `perpbot backtest --data FILE... --config FILE [--seed N] [--out DIR]
@@ -60,10 +61,7 @@ export async function backtest(argv: string[], out: (line: string) => void, open
 
   const configPath = values.config;
   const { config, strategies } = await checkDaemonConfig(configPath);
-  if (config.venue.dialect !== 'v1') throw new ConfigError('venue.dialect', 'a backtest simulates the v1 dialect');
-  const accountName = singleAccount(config.strategies);
-  const collateralUsd = config.accounts.find((a) => a.name === accountName)?.faucetUsd ?? config.backtest.collateralUsd;
-  const bt = config.backtest;
+  const { collateralUsd, models } = backtestSetup(config);
   const configHash = createHash('sha256').update(readFileSync(configPath)).digest('hex');
   const dir = values.out ?? join('results', `${configPath.replace(/^.*[\\/]/, '').replace(/\.ya?ml$/, '')}-seed${seed}`);
   const data = openRecordings(dataFiles, open);
@@ -71,13 +69,7 @@ export async function backtest(argv: string[], out: (line: string) => void, open
 
   const progress = progressReporter();
   const writer = new ResultsWriter(dir, symbols, progress.line);
-  const abort = new AbortController();
-  const onSignal = () => {
-    if (abort.signal.aborted) process.exit(130);
-    process.stderr.write('\nstopping: the results so far are written (partial)\n');
-    abort.abort();
-  };
-  process.on('SIGINT', onSignal);
+  const stop = stopOnSignals(['SIGINT'], 'stopping: the results so far are written (partial)');
   let summary: Summary;
   try {
     const result = await runBacktest({
@@ -88,27 +80,41 @@ export async function backtest(argv: string[], out: (line: string) => void, open
       seed,
       sink: writer,
       progressEvery: 20_000,
-      signal: abort.signal,
+      signal: stop.signal,
     });
     progress.done();
     summary = writer.finish(result, {
       configHash,
       seed,
-      models: {
-        queue: queueModelName(bt.queue),
-        feedLatency: latencyName(bt.latency.feed),
-        entryLatency: latencyName(bt.latency.entry),
-        responseLatency: latencyName(bt.latency.response),
-      },
+      models,
       dataFiles,
-      equityIntervalMs: bt.equityIntervalMs,
+      equityIntervalMs: config.backtest.equityIntervalMs,
     });
   } finally {
-    process.off('SIGINT', onSignal);
+    stop.dispose();
   }
   writeFileSync(join(dir, 'report.html'), renderReport(fromBacktest(dir)));
   out(summaryTable(summary, dir));
   return 0;
+}
+
+/**
+ * The daemon config's backtest checks and figures: the v1 dialect and one account (ConfigError otherwise), that
+ * account's starting collateral (faucetUsd, else backtest.collateralUsd), and the names of the models.
+ */
+export function backtestSetup(config: DaemonConfig): { collateralUsd: number; models: Record<string, string> } {
+  if (config.venue.dialect !== 'v1') throw new ConfigError('venue.dialect', 'a backtest simulates the v1 dialect');
+  const accountName = singleAccount(config.strategies);
+  const bt = config.backtest;
+  return {
+    collateralUsd: config.accounts.find((a) => a.name === accountName)?.faucetUsd ?? bt.collateralUsd,
+    models: {
+      queue: queueModelName(bt.queue),
+      feedLatency: latencyName(bt.latency.feed),
+      entryLatency: latencyName(bt.latency.entry),
+      responseLatency: latencyName(bt.latency.response),
+    },
+  };
 }
 
 /** What a backtest takes from a daemon config: the session (its strategies, risk, batch size), the models, the market defaults. */
