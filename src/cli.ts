@@ -20,6 +20,7 @@ import { report, reportHelp } from './app/commands/report.js';
 import { record, recordHelp } from './app/commands/record.js';
 import { backtest, backtestHelp } from './app/commands/backtest.js';
 import { compare, compareHelp } from './app/commands/compare.js';
+import { sweep, sweepHelp } from './app/commands/sweep.js';
 import { newCommand, newHelp } from './app/commands/new.js';
 import { UsageError } from './app/args.js';
 import { PerpbotError } from './core/errors.js';
@@ -43,6 +44,7 @@ const COMMANDS: Record<string, Command> = {
   record: { run: record, help: recordHelp, summary: 'record market data to a file (or generate a synthetic recording)' },
   backtest: { run: backtest, help: backtestHelp, summary: 'replay recordings through the strategies on a simulated exchange' },
   compare: { run: compare, help: compareHelp, summary: 'backtest a live session over its recording and compare, order by order' },
+  sweep: { run: sweep, help: sweepHelp, summary: 'backtest every point of a parameter grid on worker threads, ranked (merge: join shards)' },
 };
 
 function mainHelp(): string {

@@ -266,6 +266,12 @@ export class SimExchange {
     return { kind: 'snapshot', symbol, bids: side(sm.bids, sm.ownBids), asks: side(sm.asks, sm.ownAsks), venueTimeMs, arrivalNs: 0n };
   }
 
+  /** Sets the account's leverage of `symbol` as the venue does (clamped to 1..min(50, the market's maximum)); returns it, or undefined for a market not listed. */
+  setLeverage(symbol: string, leverage: number): number | undefined {
+    const sm = this.markets.get(symbol);
+    return sm === undefined ? undefined : this.account.setLeverage(sm.m.index, sm.m, leverage);
+  }
+
   /** Reports every order still live to `orderDone` (the end of a replay). */
   finish(): void {
     for (const o of this.live.values()) this.sink.orderDone?.(o);

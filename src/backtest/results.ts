@@ -1,5 +1,6 @@
 // The results of a backtest run: results/<run>/orders.csv, trades.csv, funding.csv and equity.csv written as the replay goes, and
-// summary.json (return, drawdown, Sharpe, fill ratio, fees, funding, turnover, data range, config hash, seed, models).
+// summary.json (return, drawdown, Sharpe, fill ratio, fees, funding, turnover, data range, config hash, seed, models);
+// SummaryMeter alone gives the summary without files (a sweep's points).
 // Invariants: the files hold replay times only (no wall-clock time), so the same data, config and seed give the same
 // bytes; rows are buffered and appended in order; nothing is kept per row beyond the counters the summary needs.
 
@@ -108,12 +109,8 @@ export interface Summary {
   account: string;
 }
 
-/** Writes the run's CSV files while it runs and its summary at the end; `dir` is created. */
-export class ResultsWriter implements BacktestSink {
-  private readonly orders: CsvFile;
-  private readonly trades: CsvFile;
-  private readonly fundingFile: CsvFile;
-  private equityFile: CsvFile | undefined;
+/** Counts what the summary needs while the run goes, without writing anything (a sweep keeps only the summaries). */
+export class SummaryMeter implements BacktestSink {
   private ordersTotal = 0;
   private ordersFilled = 0;
   private makerTrades = 0;
@@ -124,6 +121,76 @@ export class ResultsWriter implements BacktestSink {
   private returns = 0;
   private sumReturn = 0;
   private sumSquares = 0;
+
+  order(o: SimOrder): void {
+    this.ordersTotal++;
+    if (o.filledLots > 0) this.ordersFilled++;
+    this.statuses[o.status] = (this.statuses[o.status] ?? 0) + 1;
+  }
+
+  fill(f: Fill): void {
+    if (f.maker) this.makerTrades++;
+  }
+
+  equity(_timeNs: bigint, equityUsd: number): void {
+    if (equityUsd > this.peak) this.peak = equityUsd;
+    if (this.peak > 0) this.maxDrawdown = Math.max(this.maxDrawdown, (this.peak - equityUsd) / this.peak);
+    if (this.lastEquity !== undefined && this.lastEquity > 0) {
+      const r = equityUsd / this.lastEquity - 1;
+      this.returns++;
+      this.sumReturn += r;
+      this.sumSquares += r * r;
+    }
+    this.lastEquity = equityUsd;
+  }
+
+  /** The run's summary from the counters and the runner's result. */
+  summary(result: BacktestResult, run: RunDescription): Summary {
+    const n = this.returns;
+    const mean = n > 0 ? this.sumReturn / n : 0;
+    const variance = n > 1 ? (this.sumSquares - n * mean * mean) / (n - 1) : 0;
+    const std = Math.sqrt(Math.max(0, variance));
+    return {
+      partial: result.partial,
+      returnPct: round((result.endEquityUsd / result.startEquityUsd - 1) * 100, 6),
+      startEquityUsd: round(result.startEquityUsd, 6),
+      endEquityUsd: round(result.endEquityUsd, 6),
+      pnlUsd: round(result.endEquityUsd - result.startEquityUsd, 6),
+      maxDrawdownPct: round(this.maxDrawdown * 100, 6),
+      sharpe: round(std > 0 ? (mean / std) * Math.sqrt(YEAR_MS / run.equityIntervalMs) : 0, 6),
+      orders: this.ordersTotal,
+      ordersFilled: this.ordersFilled,
+      fillRatio: round(this.ordersTotal > 0 ? this.ordersFilled / this.ordersTotal : 0, 6),
+      statuses: Object.fromEntries(Object.entries(this.statuses).sort(([a], [b]) => (a < b ? -1 : 1))),
+      trades: result.fills,
+      makerTrades: this.makerTrades,
+      feesUsd: round(result.feesUsd, 6),
+      fundingUsd: round(result.fundingUsd, 6),
+      tradedNotionalUsd: round(result.tradedNotionalUsd, 6),
+      turnover: round(result.tradedNotionalUsd / result.startEquityUsd, 6),
+      liquidations: result.liquidations,
+      requests: result.requests,
+      data: {
+        files: run.dataFiles,
+        events: result.events,
+        firstEventNs: result.firstEventNs?.toString() ?? null,
+        lastEventNs: result.lastEventNs?.toString() ?? null,
+      },
+      configHash: run.configHash,
+      seed: run.seed,
+      models: run.models,
+      account: result.account,
+    };
+  }
+}
+
+/** Writes the run's CSV files while it runs and its summary at the end; `dir` is created. */
+export class ResultsWriter implements BacktestSink {
+  private readonly orders: CsvFile;
+  private readonly trades: CsvFile;
+  private readonly fundingFile: CsvFile;
+  private equityFile: CsvFile | undefined;
+  private readonly meter = new SummaryMeter();
 
   constructor(
     readonly dir: string,
@@ -169,9 +236,7 @@ export class ResultsWriter implements BacktestSink {
   }
 
   order(o: SimOrder, origin: OrderOrigin | undefined): void {
-    this.ordersTotal++;
-    if (o.filledLots > 0) this.ordersFilled++;
-    this.statuses[o.status] = (this.statuses[o.status] ?? 0) + 1;
+    this.meter.order(o);
     const open = o.status === 'placed' || o.status === 'working';
     this.orders.row([
       o.id,
@@ -197,7 +262,7 @@ export class ResultsWriter implements BacktestSink {
   }
 
   fill(f: Fill, midUsd: number, queueAheadBase: number): void {
-    if (f.maker) this.makerTrades++;
+    this.meter.fill(f);
     this.trades.row([f.venueTimeNs, f.orderId, f.symbol, f.side, f.price, f.size, f.feeUsd, f.maker, f.cause, midUsd, queueAheadBase]);
   }
 
@@ -213,15 +278,7 @@ export class ResultsWriter implements BacktestSink {
       ...this.symbols.map((s) => `mid_${s}`),
     ]);
     this.equityFile.row([timeNs, round(equityUsd, 6), ...positions, ...midsUsd]);
-    if (equityUsd > this.peak) this.peak = equityUsd;
-    if (this.peak > 0) this.maxDrawdown = Math.max(this.maxDrawdown, (this.peak - equityUsd) / this.peak);
-    if (this.lastEquity !== undefined && this.lastEquity > 0) {
-      const r = equityUsd / this.lastEquity - 1;
-      this.returns++;
-      this.sumReturn += r;
-      this.sumSquares += r * r;
-    }
-    this.lastEquity = equityUsd;
+    this.meter.equity(timeNs, equityUsd);
   }
 
   progress(events: number, timeNs: bigint): void {
@@ -234,41 +291,7 @@ export class ResultsWriter implements BacktestSink {
     this.trades.close();
     this.fundingFile.close();
     this.equityFile?.close();
-    const n = this.returns;
-    const mean = n > 0 ? this.sumReturn / n : 0;
-    const variance = n > 1 ? (this.sumSquares - n * mean * mean) / (n - 1) : 0;
-    const std = Math.sqrt(Math.max(0, variance));
-    const summary: Summary = {
-      partial: result.partial,
-      returnPct: round((result.endEquityUsd / result.startEquityUsd - 1) * 100, 6),
-      startEquityUsd: round(result.startEquityUsd, 6),
-      endEquityUsd: round(result.endEquityUsd, 6),
-      pnlUsd: round(result.endEquityUsd - result.startEquityUsd, 6),
-      maxDrawdownPct: round(this.maxDrawdown * 100, 6),
-      sharpe: round(std > 0 ? (mean / std) * Math.sqrt(YEAR_MS / run.equityIntervalMs) : 0, 6),
-      orders: this.ordersTotal,
-      ordersFilled: this.ordersFilled,
-      fillRatio: round(this.ordersTotal > 0 ? this.ordersFilled / this.ordersTotal : 0, 6),
-      statuses: Object.fromEntries(Object.entries(this.statuses).sort(([a], [b]) => (a < b ? -1 : 1))),
-      trades: result.fills,
-      makerTrades: this.makerTrades,
-      feesUsd: round(result.feesUsd, 6),
-      fundingUsd: round(result.fundingUsd, 6),
-      tradedNotionalUsd: round(result.tradedNotionalUsd, 6),
-      turnover: round(result.tradedNotionalUsd / result.startEquityUsd, 6),
-      liquidations: result.liquidations,
-      requests: result.requests,
-      data: {
-        files: run.dataFiles,
-        events: result.events,
-        firstEventNs: result.firstEventNs?.toString() ?? null,
-        lastEventNs: result.lastEventNs?.toString() ?? null,
-      },
-      configHash: run.configHash,
-      seed: run.seed,
-      models: run.models,
-      account: result.account,
-    };
+    const summary = this.meter.summary(result, run);
     writeFileSync(join(this.dir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
     return summary;
   }

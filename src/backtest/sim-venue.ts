@@ -1,8 +1,9 @@
-// The simulated venue: the venue port over the simulated exchange and replay time, so the unchanged session code trades
+// The simulated venue: the venue port over the simulated exchange and its time (a replay's, or real time when paper trading), so the unchanged session code trades
 // a recording. Market data reaches the bot after the feed latency, signed actions reach the exchange after the order-entry
 // latency, and answers and account updates come back after the response latency.
 // Invariants: v1 dialect; requests are decoded with the protocol's own request schema and order-id derivation (no second
-// parser); each stream (feed, account, answers) delivers in the order it was produced; no socket, no wall-clock timer.
+// parser); each stream (feed, account, answers) delivers in the order it was produced; no socket, and no timer beyond
+// the SimTime it is given (virtual time in a backtest, the machine's in paper trading).
 
 import { BehaviorSubject, concat, defer, EMPTY, NEVER, type Observable, of, Subject } from 'rxjs';
 import type { AccountUpdate, ClosedOrder, Fill, VenueOrder } from '../core/account-data.js';
@@ -19,13 +20,14 @@ import type { AccountDataSource, MarketDataSource, StreamHealth, SubmitHooks, Su
 import { SimExchange, type ExchangeOptions, type ExchangeSink, type SimOrder } from './exchange.js';
 import type { Latency } from './models.js';
 import type { RecordedEvent } from './recording/events.js';
-import type { VirtualTime } from './virtual-time.js';
+import type { SimTime } from './sim-time.js';
 
 /** How long the venue keeps an account's fills and ended orders for the queries (newest). */
 const HISTORY_LIMIT = 1000;
 
 export interface SimVenueOptions extends Omit<ExchangeOptions, 'account'> {
-  time: VirtualTime;
+  /** The replay's virtual time, or real time (paper trading). */
+  time: SimTime;
   account: string;
   rules: readonly MarketRules[];
   /** Feed latency of the bot's own book changes (a recorded feed latency has no value for them). */
@@ -61,8 +63,8 @@ class Streams {
 }
 
 export class SimVenue implements Venue {
-  readonly clock: VirtualTime;
-  readonly scheduler: VirtualTime;
+  readonly clock: SimTime;
+  readonly scheduler: SimTime;
   readonly logger: Logger;
   readonly health = {
     health$: NEVER as Observable<StreamHealth>,
@@ -75,7 +77,7 @@ export class SimVenue implements Venue {
   readonly submitter = { submit: (request: SignedRequest, hooks?: SubmitHooks) => this.submit(request, hooks) };
   /** Actions received and market events replayed, for the results. */
   requests = 0;
-  private readonly time: VirtualTime;
+  private readonly time: SimTime;
   private readonly streams = new Streams();
   private readonly accountUpdates = new Subject<AccountUpdate>();
   private readonly fillLog: Fill[] = [];

@@ -2,8 +2,8 @@
 // the replay pops the next item. Invariants: time never goes backwards; items due at the same time run in the order
 // they were queued (ties broken by a sequence number), so a replay is deterministic.
 
-import { Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
-import type { Clock } from '../core/clock.js';
+import { Subscription, type SchedulerAction } from 'rxjs';
+import type { SimTime } from './sim-time.js';
 
 /** Something due at a time of the timeline; `drain` says what of the bot's pending work must run before time moves on (0: none). */
 interface Entry {
@@ -44,7 +44,7 @@ class VirtualAction<T> extends Subscription implements SchedulerAction<T> {
  * The timeline: ns since `originNs` (a number, exact for 104 days), a Clock reading it and a SchedulerLike whose
  * actions are queued on it. Throws RangeError when asked to queue work in the past.
  */
-export class VirtualTime implements Clock, SchedulerLike {
+export class VirtualTime implements SimTime {
   private heap: Entry[] = [];
   private seq = 0;
   /** ns since originNs */

@@ -1,7 +1,8 @@
 // The journal: an embedded SQLite file (WAL) of nonce marks, signed batches, order events, fills, positions, funding and notices,
 // each account's rows grouped in epochs (one venue instance's continuous history of the account).
 // Invariants: nonce marks and batches are committed before their call returns (survive kill -9); other rows commit within
-// one event-loop turn; pruning never deletes nonce marks, epochs or unresolved batches.
+// one event-loop turn; pruning never deletes nonce marks, epochs or unresolved batches; a journal opened for paper
+// trading marks every row it writes paper.
 
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -51,6 +52,8 @@ export interface BatchRow extends BatchRecord {
   readonly outcomeDetail: string | null;
   readonly resolution: BatchResolution | null;
   readonly resolutionDetail: string | null;
+  /** Signed while paper trading: never sent to a venue. */
+  readonly paper: boolean;
 }
 
 /** What order changes and fills both say about their order. */
@@ -160,6 +163,8 @@ export interface PositionRecord {
 export interface JournalOpenOptions {
   /** Fail instead of creating a new journal when the file is absent (readers such as `perpbot report`). */
   readonly mustExist?: boolean;
+  /** Every row this journal writes is marked paper (paper trading: the orders went to the simulated exchange). Default false. */
+  readonly paper?: boolean;
   /**
    * Open an existing journal read-only (implies mustExist): nothing is migrated or written, so a journal of another
    * schema version is refused; a daemon may be writing it meanwhile.
@@ -185,10 +190,11 @@ interface BatchSqlRow {
   outcomeDetail: string | null;
   resolution: BatchResolution | null;
   resolutionDetail: string | null;
+  paper: number;
 }
 
 const BATCH_COLUMNS = `id, signer, account, nonce_ns AS nonceNs, path, message, signature, body, order_ids AS orderIds, at_ns AS atNs,
-  outcome, outcome_detail AS outcomeDetail, resolution, resolution_detail AS resolutionDetail`;
+  outcome, outcome_detail AS outcomeDetail, resolution, resolution_detail AS resolutionDetail, paper`;
 
 /** The tables retention prunes, with their time column and the rows it must keep. */
 const PRUNABLE = [
@@ -237,9 +243,10 @@ export class Journal {
   private pending: [Write, Params][] = [];
   private scheduled: NodeJS.Immediate | undefined;
 
-  private constructor(db: Database.Database, path: string) {
+  private constructor(db: Database.Database, path: string, paperRows: boolean) {
     this.db = db;
     this.path = path;
+    const paper = paperRows ? 1 : 0;
     const loadNonce = statement<[string], string>(db, 'SELECT high_water_ns FROM nonces WHERE signer = ?').pluck();
     const saveNonce = statement<[string, string]>(
       db,
@@ -263,33 +270,35 @@ export class Journal {
     };
     this.insertBatch = statement(
       db,
-      `INSERT INTO batches (signer, account, nonce_ns, path, message, signature, body, order_ids, at_ns)
-       VALUES (@signer, @account, @nonceNs, @path, @message, @signature, @body, @orderIds, @atNs)`,
+      `INSERT INTO batches (signer, account, nonce_ns, path, message, signature, body, order_ids, at_ns, paper)
+       VALUES (@signer, @account, @nonceNs, @path, @message, @signature, @body, @orderIds, @atNs, ${paper})`,
     );
     this.settle = statement(db, 'UPDATE batches SET outcome = ?, outcome_detail = ? WHERE id = ?');
     this.resolve = statement(db, 'UPDATE batches SET resolution = ?, resolution_detail = ? WHERE id = ?');
     this.insertOrder = statement(
       db,
-      `INSERT INTO order_events (account, strategy, symbol, order_id, side, price, size, filled_size, status, reason, at_ns, epoch, intent_seq, intent_leg, intent_data_ms)
-       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @filledSize, @status, @reason, @atNs, @epoch, @intentSeq, @intentLeg, @intentDataMs)`,
+      `INSERT INTO order_events (account, strategy, symbol, order_id, side, price, size, filled_size, status, reason, at_ns, epoch, paper, intent_seq, intent_leg, intent_data_ms)
+       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @filledSize, @status, @reason, @atNs, @epoch, ${paper}, @intentSeq, @intentLeg, @intentDataMs)`,
     );
     this.insertFill = statement(
       db,
-      `INSERT OR IGNORE INTO fills (account, strategy, symbol, order_id, side, price, size, fee_usd, maker, time_ns, seq, epoch)
-       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @feeUsd, @maker, @timeNs, @seq, @epoch)`,
+      `INSERT OR IGNORE INTO fills (account, strategy, symbol, order_id, side, price, size, fee_usd, maker, time_ns, seq, epoch, paper)
+       VALUES (@account, @strategy, @symbol, @orderId, @side, @price, @size, @feeUsd, @maker, @timeNs, @seq, @epoch, ${paper})`,
     );
     this.insertFunding = statement(
       db,
-      `INSERT OR IGNORE INTO funding (account, symbol, amount_usd, rate, time_ns, epoch) VALUES (@account, @symbol, @amountUsd, @rate, @timeNs, @epoch)`,
+      `INSERT OR IGNORE INTO funding (account, symbol, amount_usd, rate, time_ns, epoch, paper)
+       VALUES (@account, @symbol, @amountUsd, @rate, @timeNs, @epoch, ${paper})`,
     );
     this.insertNotice = statement(
       db,
-      `INSERT INTO notices (account, kind, symbol, order_id, detail, time_ns, epoch) VALUES (@account, @kind, @symbol, @orderId, @detail, @timeNs, @epoch)`,
+      `INSERT INTO notices (account, kind, symbol, order_id, detail, time_ns, epoch, paper)
+       VALUES (@account, @kind, @symbol, @orderId, @detail, @timeNs, @epoch, ${paper})`,
     );
     this.insertPosition = statement(
       db,
-      `INSERT INTO positions (account, symbol, size, entry_price, realized_pnl_usd, unrealized_pnl_usd, at_ms, epoch)
-       VALUES (@account, @symbol, @size, @entryPrice, @realizedPnlUsd, @unrealizedPnlUsd, @atMs, @epoch)`,
+      `INSERT INTO positions (account, symbol, size, entry_price, realized_pnl_usd, unrealized_pnl_usd, at_ms, epoch, paper)
+       VALUES (@account, @symbol, @size, @entryPrice, @realizedPnlUsd, @unrealizedPnlUsd, @atMs, @epoch, ${paper})`,
     );
     this.commit = db.transaction((writes: readonly [Write, Params][]) => {
       for (const [stmt, params] of writes) stmt.run(params);
@@ -316,7 +325,7 @@ export class Journal {
           `journal ${path} has schema version ${version}, this build reads ${SCHEMA_VERSION}: open it once with this build's daemon or perpbot report`,
         );
       }
-      return new Journal(db, path);
+      return new Journal(db, path, false);
     }
     try {
       if (!opts.mustExist) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -328,7 +337,7 @@ export class Journal {
       if (mode !== 'wal') throw new JournalError(`WAL mode unavailable (journal_mode is ${String(mode)})`);
       pragma(db, 'synchronous = NORMAL');
       migrate(db);
-      return new Journal(db, path);
+      return new Journal(db, path, opts.paper ?? false);
     } catch (e) {
       db?.close();
       if (opts.mustExist && (e as { code?: unknown }).code === 'SQLITE_CANTOPEN') throw new JournalError(`no journal at ${path}`, { cause: e });
@@ -673,6 +682,15 @@ export class Journal {
       .map((r) => ({ ...r, strategy: r.strategy ?? undefined, maker: r.maker === 1, timeNs: BigInt(r.timeNs) }));
   }
 
+  /** How many fills are at or after `sinceMs`, and how many of them paper trading made. */
+  fillCounts(opts: { sinceMs?: number } = {}): { fills: number; paperFills: number } {
+    this.flush();
+    return statement<[string], { fills: number; paperFills: number }>(
+      this.db,
+      'SELECT COUNT(*) AS fills, COALESCE(SUM(paper), 0) AS paperFills FROM fills WHERE time_ns >= ?',
+    ).get(sinceNsText(opts.sinceMs))!;
+  }
+
   /** Funding payments at or after `sinceMs`, in time order. */
   funding(opts: { sinceMs?: number } = {}): FundingRecord[] {
     this.flush();
@@ -751,6 +769,7 @@ function batchRow(r: BatchSqlRow): BatchRow {
   const { message } = r;
   return {
     ...r,
+    paper: r.paper === 1,
     nonceNs: BigInt(r.nonceNs),
     message: new Uint8Array(message.buffer, message.byteOffset, message.byteLength),
     atNs: BigInt(r.atNs),

@@ -122,6 +122,10 @@ export const MIGRATIONS: readonly string[] = [
      epoch INTEGER REFERENCES epochs (id)
    ) STRICT;
    CREATE INDEX notices_time ON notices (time_ns);`,
+  // Paper trading: rows of a run whose orders went to the simulated exchange (venue.mode paper) say so.
+  ['batches', 'order_events', 'fills', 'funding', 'positions', 'notices']
+    .map((t) => `ALTER TABLE ${t} ADD COLUMN paper INTEGER NOT NULL DEFAULT 0 CHECK (paper IN (0, 1));`)
+    .join('\n'),
   // The strategy's intent that placed an order (OrderEvent.intent): what perpbot compare matches live and simulated orders by.
   `ALTER TABLE order_events ADD COLUMN intent_seq INTEGER;
    ALTER TABLE order_events ADD COLUMN intent_leg INTEGER;

@@ -11,7 +11,7 @@ import { latencyName, queueModelName } from '../../backtest/models.js';
 import type { RecordingReader } from '../../backtest/recording/events.js';
 import { readRecording } from '../../backtest/recording/reader.js';
 import { type BacktestOptions, runBacktest, singleAccount } from '../../backtest/replay.js';
-import { ResultsWriter, type RunDescription, type Summary } from '../../backtest/results.js';
+import { ResultsWriter, type Summary } from '../../backtest/results.js';
 import { ConfigError } from '../../core/errors.js';
 import { fromBacktest, renderReport } from '../../report/index.js';
 import { MemoryNonceStore } from '../../protocol/nonce.js';
@@ -19,6 +19,7 @@ import { parseCommand, UsageError } from '../args.js';
 import { checkDaemonConfig, type DaemonConfig } from '../config/index.js';
 import type { LoadedStrategy } from '../../strategy/loader.js';
 import { startTrading } from '../trading.js';
+import { stopOnSignals } from './stop-signals.js';
 import { formatTable } from './table.js';
 
 export const backtestHelp = `perpbot backtest --data FILE... --config FILE [--seed N] [--out DIR]
@@ -59,20 +60,16 @@ export async function backtest(argv: string[], out: (line: string) => void, open
   if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(values.seed)}`);
 
   const configPath = values.config;
-  const { config, strategies, collateralUsd, run } = await backtestSetup(configPath, seed, dataFiles);
+  const { config, strategies } = await checkDaemonConfig(configPath);
+  const { collateralUsd, models } = backtestSetup(config);
+  const configHash = createHash('sha256').update(readFileSync(configPath)).digest('hex');
   const dir = values.out ?? join('results', `${configPath.replace(/^.*[\\/]/, '').replace(/\.ya?ml$/, '')}-seed${seed}`);
   const data = openRecordings(dataFiles, open);
   const symbols = data.markets.map((m) => m.symbol);
 
   const progress = progressReporter();
   const writer = new ResultsWriter(dir, symbols, progress.line);
-  const abort = new AbortController();
-  const onSignal = () => {
-    if (abort.signal.aborted) process.exit(130);
-    process.stderr.write('\nstopping: the results so far are written (partial)\n');
-    abort.abort();
-  };
-  process.on('SIGINT', onSignal);
+  const stop = stopOnSignals(['SIGINT'], 'stopping: the results so far are written (partial)');
   let summary: Summary;
   try {
     const result = await runBacktest({
@@ -83,12 +80,18 @@ export async function backtest(argv: string[], out: (line: string) => void, open
       seed,
       sink: writer,
       progressEvery: 20_000,
-      signal: abort.signal,
+      signal: stop.signal,
     });
     progress.done();
-    summary = writer.finish(result, run);
+    summary = writer.finish(result, {
+      configHash,
+      seed,
+      models,
+      dataFiles,
+      equityIntervalMs: config.backtest.equityIntervalMs,
+    });
   } finally {
-    process.off('SIGINT', onSignal);
+    stop.dispose();
   }
   writeFileSync(join(dir, 'report.html'), renderReport(fromBacktest(dir)));
   out(summaryTable(summary, dir));
@@ -96,32 +99,22 @@ export async function backtest(argv: string[], out: (line: string) => void, open
 }
 
 /**
- * Loads a daemon config for a backtest: its strategies, the starting collateral (the traded account's faucetUsd, else
- * backtest.collateralUsd) and the run's description. Throws ConfigError for another dialect than v1 or several accounts.
+ * The daemon config's backtest checks and figures: the v1 dialect and one account (ConfigError otherwise), that
+ * account's starting collateral (faucetUsd, else backtest.collateralUsd), and the names of the models.
  */
-export async function backtestSetup(
-  configPath: string,
-  seed: number,
-  dataFiles: readonly string[],
-): Promise<{ config: DaemonConfig; strategies: LoadedStrategy[]; collateralUsd: number; run: RunDescription }> {
-  const { config, strategies } = await checkDaemonConfig(configPath);
+export function backtestSetup(config: DaemonConfig): { collateralUsd: number; models: Record<string, string> } {
   if (config.venue.dialect !== 'v1') throw new ConfigError('venue.dialect', 'a backtest simulates the v1 dialect');
   const accountName = singleAccount(config.strategies);
-  const collateralUsd = config.accounts.find((a) => a.name === accountName)?.faucetUsd ?? config.backtest.collateralUsd;
   const bt = config.backtest;
-  const run: RunDescription = {
-    configHash: createHash('sha256').update(readFileSync(configPath)).digest('hex'),
-    seed,
+  return {
+    collateralUsd: config.accounts.find((a) => a.name === accountName)?.faucetUsd ?? bt.collateralUsd,
     models: {
       queue: queueModelName(bt.queue),
       feedLatency: latencyName(bt.latency.feed),
       entryLatency: latencyName(bt.latency.entry),
       responseLatency: latencyName(bt.latency.response),
     },
-    dataFiles,
-    equityIntervalMs: bt.equityIntervalMs,
   };
-  return { config, strategies, collateralUsd, run };
 }
 
 /** What a backtest takes from a daemon config: the session (its strategies, risk, batch size), the models, the market defaults. */

@@ -45,7 +45,7 @@ export async function checkConfig(argv: string[], out: (line: string) => void): 
   if (file === undefined) throw new UsageError('missing FILE');
   if (extra !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(extra)}`);
   const { config, strategies, doc } = await checkDaemonConfig(file);
-  const venue = config.venue.mode === 'local' ? 'local' : `remote ${config.venue.url}`;
+  const venue = config.venue.mode === 'local' ? 'local' : `${config.venue.mode} ${config.venue.url}`;
   const summary = `${count(config.accounts.length, 'account', 'accounts')}, ${count(strategies.length, 'strategy', 'strategies')}, venue ${venue}, dialect ${config.venue.dialect}`;
   if (!values.online) {
     out(`${file}: ok (${summary})`);
@@ -103,6 +103,10 @@ async function onlineChecks(config: DaemonConfig, strategies: readonly LoadedStr
     }
     const funds = new Map<string, AccountFunds>();
     for (const [i, a] of config.accounts.entries()) {
+      if (config.venue.mode === 'paper') {
+        funds.set(a.name, { collateralUsd: a.paper?.collateralUsd ?? config.backtest.collateralUsd, leverage: new Map() });
+        continue;
+      }
       const key = a.agentOf === undefined ? ownKey(a, i) : undefined;
       if (key === undefined) continue;
       const [row] = await http.account('fullAccount', key);

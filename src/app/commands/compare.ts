@@ -3,17 +3,19 @@
 // Invariants: the journal is only read (it must exist); the output folder holds the backtest's files and compare.json,
 // whose comparison is the plain structure compareRuns returns (any report can render it).
 
-import { writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareRuns, NEAR_PRICE_BPS, type CompareFill, type CompareOrder, type Comparison, type MarkSample } from '../../backtest/compare.js';
 import { openRecordings } from '../../backtest/data.js';
 import type { RecordedEvent, RecordingReader } from '../../backtest/recording/events.js';
 import { readRecording } from '../../backtest/recording/reader.js';
 import { runBacktest } from '../../backtest/replay.js';
-import { ResultsWriter } from '../../backtest/results.js';
+import { ResultsWriter, type RunDescription } from '../../backtest/results.js';
 import { stringifyJson } from '../../core/json.js';
 import { Journal } from '../../store/index.js';
 import { parseCommand, UsageError } from '../args.js';
+import { checkDaemonConfig } from '../config/index.js';
 import { backtestOptions, backtestSetup } from './backtest.js';
 import { formatTable, type Row } from './table.js';
 
@@ -95,7 +97,15 @@ export interface CompareOptions {
 export async function compareLive(opts: CompareOptions): Promise<CompareReport> {
   const journal = Journal.open(opts.journal, { mustExist: true });
   try {
-    const { config, strategies, collateralUsd, run } = await backtestSetup(opts.config, opts.seed, [opts.recording]);
+    const { config, strategies } = await checkDaemonConfig(opts.config);
+    const { collateralUsd, models } = backtestSetup(config);
+    const run: RunDescription = {
+      configHash: createHash('sha256').update(readFileSync(opts.config)).digest('hex'),
+      seed: opts.seed,
+      models,
+      dataFiles: [opts.recording],
+      equityIntervalMs: config.backtest.equityIntervalMs,
+    };
     const data = openRecordings([opts.recording], opts.open ?? readRecording);
     const symbols = data.markets.map((m) => m.symbol);
     const writer = new ResultsWriter(opts.out, symbols);

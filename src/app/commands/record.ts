@@ -94,7 +94,7 @@ function targetOf(values: { config?: string; url?: string; 'ws-url'?: string; di
   for (const o of ['url', 'ws-url', 'dialect', 'network'] as const)
     if (values[o] !== undefined) throw new UsageError(`--${o} and --config exclude each other (the config names the venue)`);
   const { venue } = loadDaemonConfig(values.config);
-  if (venue.mode !== 'remote')
+  if (venue.mode === 'local')
     throw new UsageError(
       `--config: venue.mode is local in ${values.config}; the embedded venue lives inside \`perpbot run\` (record it with the daemon's record: section, or point --url at a running venue)`,
     );

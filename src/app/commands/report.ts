@@ -18,7 +18,7 @@ Summarizes the journal: one row per strategy and symbol, and a total.
   --config FILE    the journal of this daemon config (its journal.path)
   --since WHEN     only activity since WHEN: a duration back from now (90s, 30m, 24h, 7d)
                    or an ISO time (2026-11-01T00:00:00Z)
-  --json           print {sinceMs, rows, total, unresolvedBatches} as JSON
+  --json           print {sinceMs, rows, total, unresolvedBatches, paperFills} as JSON
   --html           write a self-contained HTML page of charts instead (equity, drawdown, position,
                    fills on price, PnL split, fill ratio, tables; docs/reports.md); opens the journal
                    read-only, so it may run beside the daemon
@@ -30,7 +30,8 @@ the fills journaled for the account (another venue instance, such as a fresh loc
 position is never carried from one epoch to the next. Rows pruned by journal.retention are not seen.
 feesUsd is paid (negative: rebates); fundingUsd is received (negative: paid). An account's
 funding in a symbol is split among the strategies holding a position there, by their share of it;
-${UNATTRIBUTED} gets activity no strategy owns. fillRatio = ordersFilled / ordersPlaced.`;
+${UNATTRIBUTED} gets activity no strategy owns. fillRatio = ordersFilled / ordersPlaced. Fills made while
+paper trading (venue.mode paper: the simulated exchange's) are counted on a line of their own.`;
 
 /** Epoch ms of `--since`: a duration before `nowMs` or an ISO time; throws UsageError otherwise. */
 export function parseSince(text: string, nowMs: number): number {
@@ -76,12 +77,14 @@ export async function report(argv: string[], out: (line: string) => void): Promi
     const rows = journal.report({ sinceMs });
     const total = totalOf(rows);
     const unresolved = journal.unresolvedBatches().length;
+    const { fills, paperFills } = journal.fillCounts({ sinceMs });
     if (values.json) {
-      out(stringifyJson({ sinceMs: sinceMs ?? null, rows, total, unresolvedBatches: unresolved }));
+      out(stringifyJson({ sinceMs: sinceMs ?? null, rows, total, unresolvedBatches: unresolved, paperFills }));
       return 0;
     }
     if (sinceMs !== undefined) out(`since ${new Date(sinceMs).toISOString()}`);
     out(formatTable(rows.length ? [...rows, total].map(display) : []));
+    if (paperFills) out(`paper trading: ${paperFills} of the ${fills} fills (the simulated exchange's, venue.mode paper)`);
     if (unresolved) out(`unresolved batches: ${unresolved} (resolved against the venue when the bot next starts)`);
     return 0;
   } finally {

@@ -17,7 +17,7 @@ import { isSecretKey, type DaemonConfig } from './schema.js';
 /**
  * Problems of a schema-valid config: account names unique; agentOf names another account that is not
  * itself an agent; each strategy's account exists; the strategies of one venue account run under one
- * config account (its own key or one agent); url and wsUrl given when the venue is remote.
+ * config account (its own key or one agent); url and wsUrl given when the venue is remote or paper.
  */
 export function crossFieldIssues(c: DaemonConfig): Issue[] {
   const out: Issue[] = [];
@@ -51,9 +51,9 @@ export function crossFieldIssues(c: DaemonConfig): Issue[] {
       });
     }
   });
-  if (c.venue.mode === 'remote') {
+  if (c.venue.mode !== 'local') {
     for (const key of ['url', 'wsUrl'] as const)
-      if (c.venue[key] === undefined) out.push({ field: `venue.${key}`, message: 'required when venue.mode is remote' });
+      if (c.venue[key] === undefined) out.push({ field: `venue.${key}`, message: `required when venue.mode is ${c.venue.mode}` });
   }
   return out;
 }

@@ -67,13 +67,15 @@ function rawStrategySpecs(data: unknown): StrategyModuleSpec[] {
  * Reads the config file at `path` (as loadDaemonConfig), loads every strategy module and validates its params, and
  * checks the key files (present unless created, readable, a key); nothing is started. Throws ConfigErrors listing
  * every problem of all three at once, each with its line. Returns the document too (the lines of later checks' keys).
+ * `text` stands for the file's contents (a sweep's edited copy); relative paths still start from `path`'s directory.
  */
 export async function checkDaemonConfig(
   path: string,
   env: NodeJS.ProcessEnv = process.env,
+  text: string = readConfigFile(path),
 ): Promise<{ config: DaemonConfig; strategies: LoadedStrategy[]; doc: YamlDocument }> {
   const baseDir = dirname(resolve(path));
-  const doc = readYamlDocument(readConfigFile(path), path, { env });
+  const doc = readYamlDocument(text, path, { env });
   const problems: ConfigError[] = [];
   let config: DaemonConfig | undefined;
   try {

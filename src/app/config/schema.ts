@@ -48,6 +48,8 @@ export interface AccountConfig {
   faucetUsd: number | undefined;
   /** Leverage set at start, by symbol. Default {}. */
   leverage: Record<string, number>;
+  /** With venue.mode paper: the simulated account's starting collateral, USD (default backtest.collateralUsd). */
+  paper: { collateralUsd: number | undefined } | undefined;
 }
 
 /** One strategy instance. */
@@ -64,11 +66,14 @@ export interface StrategyConfig {
 
 export interface DaemonConfig {
   venue: {
-    /** `local` starts the embedded local venue in this process. Default local. */
-    mode: 'local' | 'remote';
-    /** REST base URL ending in /api/v1 (http or https); required when remote. */
+    /**
+     * `local` starts the embedded local venue in this process; `paper` trades the market data of the venue at url and
+     * wsUrl on the backtest's simulated exchange (no order is sent). Default local.
+     */
+    mode: 'local' | 'remote' | 'paper';
+    /** REST base URL ending in /api/v1 (http or https); required when remote or paper. */
     url: string | undefined;
-    /** ws:// or wss:// URL; required when remote. */
+    /** ws:// or wss:// URL; required when remote or paper. */
     wsUrl: string | undefined;
     /** Default v1. */
     dialect: Dialect;
@@ -196,6 +201,7 @@ const accountSchema: Schema<AccountConfig> = refine(
     agentOf: optional(accountName),
     faucetUsd: optional(number({ gt: 0 })),
     leverage: defaulted(record(number({ min: 1, max: 100 }), { key: symbolSchema, maxKeys: 200 })),
+    paper: optional(complete({ collateralUsd: optional(number({ gt: 0, max: 1e12 })) })),
   }),
   (a) =>
     (a.keyFile === undefined) === (a.secretKey === undefined)
@@ -214,7 +220,7 @@ const strategySchema = complete({
 
 const venueSchema: Schema<DaemonConfig['venue']> = defaulted(
   complete({
-    mode: withDefault(literal('local', 'remote'), 'local'),
+    mode: withDefault(literal('local', 'remote', 'paper'), 'local'),
     url: optional(string({ maxLength: 2048, pattern: /^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?\/api\/v1$/, patternName: 'an http(s) URL ending in /api/v1' })),
     wsUrl: optional(string({ maxLength: 2048, pattern: /^wss?:\/\/[^\s/?#]+\S*$/, patternName: 'a ws:// or wss:// URL' })),
     dialect: withDefault(literal(...DIALECTS), 'v1'),

@@ -7,7 +7,7 @@ import type { StrategyStatus } from '../../strategy/host.js';
 import type { TradingSession } from '../trading.js';
 import type { DaemonAccount } from './accounts.js';
 
-/** A session of the daemon: over the live client (the local venue is reached through it too). */
+/** A session of the daemon: over the live client (the local venue is reached through it too), or paper trading over it. */
 export type LiveSession = TradingSession<LiveVenue>;
 
 export interface SessionEntry {
@@ -64,8 +64,8 @@ export function readiness(running: boolean, sessions: readonly SessionEntry[], d
   return { ready: reasons.length === 0, reasons };
 }
 
-/** The /status document: per account its trading state, strategies (state, failures, report, risk denials), open orders and positions. */
-export function statusOf(sessions: readonly SessionEntry[], venueMode: 'local' | 'remote', venueUrl: string): unknown {
+/** The /status document: the venue (mode `paper`: orders went to the simulated exchange); per account its trading state, strategies (state, failures, report, risk denials), open orders and positions. */
+export function statusOf(sessions: readonly SessionEntry[], venueMode: 'local' | 'remote' | 'paper', venueUrl: string): unknown {
   return {
     venue: { mode: venueMode, url: venueUrl },
     accounts: sessions.map(({ account, session }) => {

@@ -1,11 +1,12 @@
 // The daemon's composition root: telemetry and control, local venue (optional), journal, accounts, one trading session
-// per account. Invariants: every port is bound and the journal locked before anything is funded or started; nothing
-// trades before unresolved batches are resolved; stop() leaves no order.
+// per account (paper trading: over the paper venue). Invariants: every port is bound and the journal locked before
+// anything is funded or started; nothing trades before unresolved batches are resolved; stop() leaves no order; in paper
+// mode nothing signed is sent to the venue (no start-up action, no order).
 
 import type { Logger as PinoLogger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { HttpClient } from '../../client/http.js';
-import { connectVenue } from '../../client/venue.js';
+import { connectVenue, type LiveVenue } from '../../client/venue.js';
 import { systemClock } from '../../core/clock.js';
 import { ConfigError, ConfigErrors } from '../../core/errors.js';
 import { Journal, startRetention } from '../../store/index.js';
@@ -14,6 +15,7 @@ import { onSignal } from '../../risk/index.js';
 import { createMetrics, startControlServer, componentLogger, strategyLogger, type ControlServer } from '../../telemetry/index.js';
 import { startVenue, type BlockRecord, type Venue } from '../../venue-sim/server/index.js';
 import type { DaemonConfig } from '../config/index.js';
+import { paperVenue, type PaperVenue } from '../paper-venue.js';
 import { marketRuleFindings } from '../config/checks.js';
 import type { CommitmentPool } from '../../protocol/commitment-pool.js';
 import { NonceSources } from '../../protocol/nonce.js';
@@ -82,7 +84,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         token: config.telemetry.token,
         metrics,
         ready: isReady,
-        status: () => statusOf(sessions, venue ? 'local' : 'remote', venue?.url ?? config.venue.url ?? ''),
+        status: () => statusOf(sessions, venue ? 'local' : config.venue.mode, venue?.url ?? config.venue.url ?? ''),
         ...control(sessions),
         logger: componentLogger(logger, 'control'),
       }),
@@ -110,7 +112,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     // A remote venue may still be starting: waited for (bounded) before the journal is opened or anything acts.
     if (!venue) await waitForVenue(url, { dialect, clock, timeoutMs: config.venue.startTimeoutMs, log });
 
-    const journal = Journal.open(config.journal.path);
+    const paper = config.venue.mode === 'paper';
+    const journal = Journal.open(config.journal.path, { paper });
     closers.push(() => journal.close());
     const setupHttp = new HttpClient({ baseUrl: url, dialect, clock, rateLimitMaxWaitMs: config.http.rateLimitMaxWaitMs });
     closers.push(() => setupHttp.close());
@@ -124,7 +127,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const resolved = await resolveUnresolvedBatches(journal, setupHttp, componentLogger(logger, 'journal'));
     // One nonce source per signer for the whole process: start-up actions and trading draw from the same one.
     const nonces = new NonceSources({ clock, store: journal.nonces });
-    await prepareAccounts(accounts, { http: setupHttp, dialect, network, nonces, log });
+    if (paper) log.info({}, 'paper trading: the start-up actions are not sent (faucetUsd, agentOf; leverage goes to the simulated account)');
+    else await prepareAccounts(accounts, { http: setupHttp, dialect, network, nonces, log });
 
     journalSizeGauge(journal, metrics.registry);
     const journalLog = componentLogger(logger, 'journal');
@@ -179,11 +183,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       log.info({ cpu: dedicated.cpu }, 'event loop on a dedicated CPU');
     }
     const metricsUrl = `${server.url}/metrics`;
-    const status = new StatusLine(sessions, opts.out, clock);
+    const status = new StatusLine(sessions, opts.out, clock, paper);
     const statusTimer = config.telemetry.statusIntervalMs > 0 ? setInterval(() => status.print(), config.telemetry.statusIntervalMs) : undefined;
 
     banner(opts.out, {
-      venue: venue ? `local venue ${url} (WebSocket ${wsUrl})` : `${url} (WebSocket ${wsUrl})`,
+      venue: venue
+        ? `local venue ${url} (WebSocket ${wsUrl})`
+        : paper
+          ? `PAPER TRADING on the market data of ${url} (WebSocket ${wsUrl}): orders go to the simulated exchange only`
+          : `${url} (WebSocket ${wsUrl})`,
       dialect,
       network,
       accounts,
@@ -264,12 +272,13 @@ interface SessionDeps {
   recordings: Subscription[];
 }
 
-function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: LoadedStrategy[], deps: SessionDeps): Promise<LiveSession> {
+async function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: LoadedStrategy[], deps: SessionDeps): Promise<LiveSession> {
   const { config, logger } = opts;
   const clock = systemClock();
   const sessionLog = logger.child({ account: account.name });
   const { dialect, network } = config.venue;
-  const venue = connectVenue({
+  const paper = config.venue.mode === 'paper';
+  const live = connectVenue({
     url: deps.url,
     wsUrl: deps.wsUrl,
     dialect,
@@ -286,9 +295,11 @@ function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: L
     },
     staleAfterMs: config.venue.staleAfterMs,
   });
+  const venue = paper ? await paperVenueOf(config, account, strategies, live) : live;
   return startTrading({
     venue,
-    dialect,
+    // The simulated exchange reads v1 actions (as in a backtest): paper orders are signed in v1 whatever the data's dialect.
+    dialect: paper ? 'v1' : dialect,
     network,
     key: account.key,
     account: account.account,
@@ -309,8 +320,30 @@ function startSession(opts: DaemonOptions, account: DaemonAccount, strategies: L
     strategyMetrics: (name) => deps.strategyMetrics.forStrategy(account.name, name, strategyLogger(sessionLog, name)),
     denialLogIntervalMs: config.telemetry.denialLogIntervalMs,
     wrapSubmitter: (inner) => journalingSubmitter(deps.journal, account.account, clock, inner),
-    beforeStart: (parts) => deps.recordings.push(recordTrading(deps.journal, parts, { venue: deps.url, clock, log: componentLogger(sessionLog, 'journal') })),
+    beforeStart: (parts) =>
+      deps.recordings.push(
+        recordTrading(deps.journal, parts, { venue: paper ? `paper ${deps.url}` : deps.url, clock, log: componentLogger(sessionLog, 'journal') }),
+      ),
   });
+}
+
+/** The paper venue of one account over `live` (closed when this fails): its collateral, the backtest's models and market terms. */
+async function paperVenueOf(config: DaemonConfig, account: DaemonAccount, strategies: readonly LoadedStrategy[], live: LiveVenue): Promise<PaperVenue> {
+  const bt = config.backtest;
+  try {
+    return await paperVenue(live, {
+      account: account.account,
+      symbols: [...new Set(strategies.flatMap((s) => s.symbols))],
+      collateralUsd: account.config.paper?.collateralUsd ?? bt.collateralUsd,
+      leverage: account.config.leverage,
+      models: { queue: bt.queue, entry: bt.latency.entry, response: bt.latency.response },
+      defaults: { makerFeeRate: bt.makerFeeRate, takerFeeRate: bt.takerFeeRate, fundingIntervalMs: bt.fundingIntervalMs },
+      seed: Number(systemClock().nowMs() % 2 ** 32),
+    });
+  } catch (e) {
+    live.close();
+    throw e;
+  }
 }
 
 interface BannerFacts {

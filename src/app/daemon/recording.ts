@@ -13,6 +13,7 @@ import type { Clock } from '../../core/clock.js';
 import { retryWithBackoff } from '../../core/rx.js';
 import type { CatchUp, FillRecord, Journal } from '../../store/index.js';
 import type { Submitter } from '../../venue/port.js';
+import { isPaperVenue } from '../paper-venue.js';
 import type { TradingParts } from '../trading.js';
 import type { LiveSession } from './control.js';
 
@@ -124,14 +125,13 @@ async function catchUpFills(
   opts: Pick<TradingRecordingOptions, 'venue' | 'clock' | 'log'>,
 ): Promise<CatchUp> {
   for (let attempt = 1; ; attempt++) {
-    const [full] = await venue.http.account('fullAccount', account);
+    const held = await heldPositions(venue, account);
     const rows = await venue.account.fills(account);
     const equal = new KeyCounts(rows.length + 1);
     // The venue lists fills newest first.
     const fills = rows.map((f) => fillRecord(account, f, equal)).reverse();
     const result = journal.catchUp(account, opts.venue, fills, opts.clock.nowNs());
     const journaled = journal.netPositions(account);
-    const held = new Map((full?.fullAccount.positions ?? []).map((p) => [p.coin, p.size]));
     const differ = [...new Set([...journaled.keys(), ...held.keys()])].filter((s) => Math.abs((journaled.get(s) ?? 0) - (held.get(s) ?? 0)) > SAME_SIZE);
     if (differ.length === 0) return result;
     if (attempt === 2) {
@@ -145,13 +145,26 @@ async function catchUpFills(
   }
 }
 
+/** The venue's position size of `account` by symbol: the simulated account's when paper trading. */
+async function heldPositions(venue: LiveVenue, account: string): Promise<Map<string, number>> {
+  if (isPaperVenue(venue)) {
+    const u = venue.paper.exchange.snapshot();
+    return new Map(u.kind === 'snapshot' ? u.snapshot.positions.map((p) => [p.symbol, p.size]) : []);
+  }
+  const [full] = await venue.http.account('fullAccount', account);
+  return new Map((full?.fullAccount.positions ?? []).map((p) => [p.coin, p.size]));
+}
+
 /** Records the session's positions and funding every `snapshotEveryMs` until the returned subscription ends. */
 export function recordSnapshots(journal: Journal, session: LiveSession, opts: RecordingOptions): Subscription {
   const snapshot = () => snapshotAccount(journal, session, opts.clock).catch((e: Error) => opts.log.warn({ error: e.message }, 'journal snapshot failed'));
   return interval(opts.snapshotEveryMs).subscribe(() => void snapshot());
 }
 
-/** Writes the current positions and any new funding payments of the session's account (read through `http`). */
+/**
+ * Writes the current positions and any new funding payments of the session's account (read through `http`; none when
+ * paper trading: the simulated exchange keeps no funding history).
+ */
 export async function snapshotAccount(
   journal: Journal,
   session: LiveSession,
@@ -171,6 +184,7 @@ export async function snapshotAccount(
       atMs,
     });
   }
+  if (isPaperVenue(session.venue)) return;
   for (const row of await http.account('fundingHistory', account)) {
     const f = row.fundingPayment;
     journal.recordFunding({ account, symbol: f.symbol, amountUsd: f.payment, rate: f.fundingRate, timeNs: f.timestamp });

@@ -1,5 +1,6 @@
 // Start-up resolution of batches the journal saw signed but never saw answered (a crash, a lost answer): each is
-// marked applied or not from the venue's own order records. Invariant: nothing is re-sent; runs before trading.
+// marked applied or not from the venue's own order records (a paper batch never reached one: not applied).
+// Invariant: nothing is re-sent; runs before trading.
 
 import type { HttpClient } from '../../client/http.js';
 import type { Journal } from '../../store/index.js';
@@ -23,6 +24,11 @@ export async function resolveUnresolvedBatches(
   const summary = { applied: 0, notApplied: 0, uncertain: 0 };
   const known = new Map<string, Set<string>>();
   for (const b of batches) {
+    if (b.paper) {
+      journal.resolveBatch(b.id, 'not-applied', 'signed while paper trading: never sent to a venue');
+      summary.notApplied++;
+      continue;
+    }
     const ids = b.orderIds.filter((id): id is string => id !== null);
     if (ids.length === 0) {
       journal.resolveBatch(b.id, 'uncertain', 'no order ids (cancels or settings): the venue state read at reconciliation decides');

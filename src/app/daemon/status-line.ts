@@ -22,6 +22,8 @@ export class StatusLine {
     private readonly sessions: readonly SessionEntry[],
     private readonly out: (line: string) => void,
     private readonly clock: Clock,
+    /** Paper trading: each line says so. */
+    private readonly paper = false,
   ) {
     for (const { account, session } of sessions) {
       const count = { total: 0, printed: 0 };
@@ -40,7 +42,7 @@ export class StatusLine {
       const unrealized = state?.margin?.unrealizedPnlUsd ?? positions.reduce((s, p) => s + (p.unrealizedPnlUsd ?? 0), 0);
       const fills = this.fills.get(account.name)!;
       const line =
-        `status ${account.name}: pos ${pos} | pnl ${signed(realized + unrealized, 2)} USD (realized ${signed(realized, 2)}, unrealized ${signed(unrealized, 2)})` +
+        `status ${account.name}${this.paper ? ' (paper)' : ''}: pos ${pos} | pnl ${signed(realized + unrealized, 2)} USD (realized ${signed(realized, 2)}, unrealized ${signed(unrealized, 2)})` +
         ` | orders ${session.execution.openOrderCount()} open | fills ${fills.total} (+${fills.total - fills.printed})` +
         session.host
           .snapshot()

@@ -133,6 +133,24 @@ describe('perpbot check-config --online', () => {
     ]);
   });
 
+  it('paper trading: the simulated collateral counts, not what the key holds on the venue', async () => {
+    const v = await venue();
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-online-'));
+    await keyFile(dir, 'broke.key', v);
+    const lines = [
+      'accounts: [{name: broke, keyFile: broke.key, paper: {collateralUsd: 5000}}]',
+      'strategies:',
+      '  - {module: market-maker, params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01}}',
+    ];
+    const paper = join(dir, 'paper.yaml');
+    writeFileSync(paper, [`venue: {mode: paper, url: "${v.url}", wsUrl: "${v.wsUrl}"}`, ...lines, ''].join('\n'));
+    expect((await run([paper, '--online'])).lines.at(-1)).toMatch(
+      new RegExp(`^${paper}: ok online \\(1 account, 1 strategy, venue paper ${v.url}, dialect v1; `),
+    );
+    const remote = configFile(dir, v, lines);
+    await expect(run([remote, '--online'])).rejects.toThrow(/"broke" has no collateral/);
+  });
+
   it('says which venue did not answer when it is down', async () => {
     const v = await venue();
     const dir = mkdtempSync(join(tmpdir(), 'perpbot-online-'));

@@ -213,6 +213,20 @@ describe('fills', () => {
   });
 });
 
+describe("leverage setting (paper trading applies the config's)", () => {
+  it('is clamped as the venue clamps it and decides the margin an order needs', () => {
+    const high = setup(undefined, 10);
+    high.book('snapshot', [[100, 5]], [[101, 5]]);
+    expect(high.ex.setLeverage(SYMBOL, 100)).toBe(20);
+    expect(high.order(high.place(true, 100, 1))?.status).toBe('placed');
+    const low = setup(undefined, 10);
+    low.book('snapshot', [[100, 5]], [[101, 5]]);
+    expect(low.ex.setLeverage(SYMBOL, 2)).toBe(2);
+    expect(low.order(low.place(true, 100, 1))).toMatchObject({ status: 'rejectedRiskLimit', reason: 'insufficient margin' });
+    expect(low.ex.setLeverage('ETH-USD', 3)).toBeUndefined();
+  });
+});
+
 describe('fees and funding to the cent', () => {
   const ticker = (mark: number, rate: number): Ticker => ({
     symbol: SYMBOL,

@@ -174,7 +174,7 @@ describe('Journal', () => {
       const id = journal.recordBatch(record);
       journal.close();
       const [row] = journalAt(path).journal.unresolvedBatches();
-      expect(row).toEqual({ ...record, id, outcome: null, outcomeDetail: null, resolution: null, resolutionDetail: null });
+      expect(row).toEqual({ ...record, id, outcome: null, outcomeDetail: null, resolution: null, resolutionDetail: null, paper: false });
       expect([...row!.message]).toEqual([1, 2, 3, 255]);
     });
 
@@ -186,6 +186,30 @@ describe('Journal', () => {
       expect(() => journal.settleBatch(999, 'accepted')).toThrow(/no batch 999/);
       expect(() => journal.resolveBatch(999, 'applied', 'x')).toThrow(/no batch 999/);
     });
+  });
+
+  it('marks every row paper when opened for paper trading, and only then (rows of a journal from before paper trading are not)', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'perpbot-journal-')), 'j.sqlite');
+    const write = (journal: Journal, nonceNs: bigint, id: string) => {
+      journal.recordBatch(batch(nonceNs));
+      journal.recordOrder(order(id, 'buy', 1, 100, 0));
+      journal.recordFill(fill(id, 'buy', 1, 100, 0.01, 1));
+      journal.recordFunding({ account: ACCOUNT, symbol: 'BTC-USD', amountUsd: -0.1, rate: 0.0001, timeNs: BigInt(T0_MS) * NS + nonceNs });
+      journal.recordPosition({ account: ACCOUNT, symbol: 'BTC-USD', size: 1, entryPrice: 100, realizedPnlUsd: 0, unrealizedPnlUsd: 0, atMs: T0_MS });
+      journal.recordNotice({ account: ACCOUNT, notice: { kind: 'feeTiers', feeTiers: [], venueTimeNs: BigInt(T0_MS) * NS } });
+      journal.close();
+    };
+    write(Journal.open(path), 1n, 'live');
+    write(Journal.open(path, { paper: true }), 2n, 'paper');
+    const db = new Database(path, { readonly: true });
+    for (const table of ['batches', 'order_events', 'fills', 'funding', 'positions', 'notices'])
+      expect(db.prepare(`SELECT paper FROM ${table} ORDER BY id`).pluck().all(), table).toEqual([0, 1]);
+    db.close();
+    expect(
+      journalAt(path)
+        .journal.unresolvedBatches()
+        .map((b) => b.paper),
+    ).toEqual([false, true]);
   });
 
   describe('buffered rows', () => {

@@ -109,6 +109,17 @@ describe('perpbot report', () => {
     expect(doc.unresolvedBatches).toBe(0);
   });
 
+  it('says how many fills paper trading made', async () => {
+    const path = scriptedJournal();
+    const paper = Journal.open(path, { paper: true });
+    paper.recordFill(fill('p1', 'buy', 1, 2005, 0.5, HOUR_MS / 8));
+    paper.close();
+    const { lines } = await run(['--journal', path]);
+    expect(lines.at(-1)).toBe("paper trading: 1 of the 3 fills (the simulated exchange's, venue.mode paper)");
+    expect((JSON.parse((await run(['--journal', path, '--json', '--since', '1h'])).lines.join('\n')) as { paperFills: number }).paperFills).toBe(1);
+    expect((await run(['--journal', scriptedJournal()])).lines.join('\n')).not.toContain('paper trading');
+  });
+
   it('reads a journal another process holds open, and reports its unresolved batches', async () => {
     const path = scriptedJournal();
     const writer = Journal.open(path);

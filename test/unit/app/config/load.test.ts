@@ -114,6 +114,50 @@ describe('daemon config: schema', () => {
   });
 });
 
+describe('daemon config: paper trading', () => {
+  it("takes venue.mode paper with the venue of the market data and each account's paper collateral", () => {
+    const c = parse([
+      'venue: {mode: paper, url: "https://venue.example/api/v1", wsUrl: "wss://venue.example/ws", dialect: current}',
+      'accounts:',
+      '  - {name: main, keyFile: keys/main.json, paper: {collateralUsd: 25000}}',
+      '  - {name: other, keyFile: keys/other.json, paper: {}}',
+      'strategies:',
+      '  - module: market-maker',
+    ]);
+    expect(c.venue).toMatchObject({ mode: 'paper', url: 'https://venue.example/api/v1', wsUrl: 'wss://venue.example/ws', dialect: 'current' });
+    expect(c.accounts.map((a) => a.paper)).toEqual([{ collateralUsd: 25_000 }, { collateralUsd: undefined }]);
+  });
+
+  it('accepts config/examples/paper.yaml once PERPBOT_SECRET_KEY is set', async () => {
+    const { config } = await checkDaemonConfig(join(ROOT, 'config/examples/paper.yaml'), { PERPBOT_SECRET_KEY: SECRET });
+    expect(config.venue).toMatchObject({ mode: 'paper', url: 'http://127.0.0.1:8080/api/v1', wsUrl: 'ws://127.0.0.1:8080/ws' });
+    expect(config.accounts[0]!.paper).toEqual({ collateralUsd: 10_000 });
+  });
+
+  it('names the key and line of a bad paper setting, and needs url and wsUrl', async () => {
+    const e = await errorsOf(() =>
+      parse([
+        'venue: {mode: paper}', //                                           1
+        'accounts:', //                                                      2
+        '  - name: main', //                                                 3
+        '    keyFile: a.key', //                                             4
+        '    paper: {collateralUsd: -5}', //                                 5
+        '  - {name: other, keyFile: b.key, paper: {collateral: 1}}', //      6
+        'strategies:', //                                                    7
+        '  - module: market-maker', //                                       8
+      ]),
+    );
+    expect(where(e)).toEqual(['accounts[0].paper.collateralUsd@5', 'accounts[1].paper.collateral@6']);
+    const modes = await errorsOf(() => parse(['venue: {mode: papr}', ...MINIMAL]));
+    expect(modes.message).toContain('venue.mode (line 1): expected "local" | "remote" | "paper", got "papr"');
+    const missing = await errorsOf(() => parse(['venue: {mode: paper}', ...MINIMAL]));
+    expect(missing.message.split('\n').slice(1)).toEqual([
+      '  venue.url (line 1): required when venue.mode is paper',
+      '  venue.wsUrl (line 1): required when venue.mode is paper',
+    ]);
+  });
+});
+
 describe('daemon config: checks between fields', () => {
   it('lists every cross-field problem', async () => {
     const e = await errorsOf(() =>
