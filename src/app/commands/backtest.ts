@@ -12,6 +12,7 @@ import type { RecordingReader } from '../../backtest/recording/events.js';
 import { readRecording } from '../../backtest/recording/reader.js';
 import { type BacktestOptions, runBacktest, singleAccount } from '../../backtest/replay.js';
 import { ResultsWriter, type Summary } from '../../backtest/results.js';
+import { unverifiedSigner } from '../../backtest/signer.js';
 import { ConfigError } from '../../core/errors.js';
 import { MemoryNonceStore } from '../../protocol/nonce.js';
 import { parseCommand, UsageError } from '../args.js';
@@ -125,7 +126,7 @@ export function backtestOptions(
         strategies,
         risk: config.risk,
         execution: { maxBatchItems: config.execution.maxBatchItems },
-        signing: 'deterministic',
+        signer: unverifiedSigner(key.publicKey),
       }),
     models: { queue: bt.queue, feed: bt.latency.feed, entry: bt.latency.entry, response: bt.latency.response },
     defaults: { makerFeeRate: bt.makerFeeRate, takerFeeRate: bt.takerFeeRate, fundingIntervalMs: bt.fundingIntervalMs },
