@@ -19,6 +19,7 @@ import { parseCommand, UsageError } from '../args.js';
 import { checkDaemonConfig, type DaemonConfig } from '../config/index.js';
 import type { LoadedStrategy } from '../../strategy/loader.js';
 import { startTrading } from '../trading.js';
+import { progressReporter } from './progress.js';
 import { formatTable } from './table.js';
 
 export const backtestHelp = `perpbot backtest --data FILE... --config FILE [--seed N] [--out DIR]
@@ -68,7 +69,7 @@ export async function backtest(argv: string[], out: (line: string) => void, open
   const data = openRecordings(dataFiles, open);
   const symbols = data.markets.map((m) => m.symbol);
 
-  const progress = progressReporter();
+  const progress = progressReporter({ stream: process.stderr, fraction: data.fractionRead });
   const writer = new ResultsWriter(dir, symbols, progress.line);
   const abort = new AbortController();
   const onSignal = () => {
@@ -150,24 +151,4 @@ function summaryTable(s: Summary, dir: string): string {
     { metric: 'events', value: s.data.events },
   ];
   return `${s.partial ? 'PARTIAL backtest (stopped early)' : 'backtest'}: results in ${dir}\n${formatTable(rows)}`;
-}
-
-const SPINNER = ['|', '/', '-', '\\'];
-
-/** Progress on stderr: one line rewritten in place on a terminal, a plain line per report otherwise (wall time only here). */
-function progressReporter(): { line: (events: number, timeNs: bigint) => void; done: () => void } {
-  const tty = process.stderr.isTTY === true;
-  const startMs = performance.now();
-  let shown = false;
-  let turn = 0;
-  const line = (events: number, timeNs: bigint) => {
-    const at = new Date(Number(timeNs / 1_000_000n)).toISOString();
-    const rate = Math.round(events / Math.max(0.001, (performance.now() - startMs) / 1000));
-    const text = `replayed ${events.toLocaleString('en-US')} events, data time ${at}, ${rate.toLocaleString('en-US')} events/s`;
-    if (tty) {
-      process.stderr.write(`\r${SPINNER[turn++ % SPINNER.length]} ${text}`);
-      shown = true;
-    } else process.stderr.write(`${text}\n`);
-  };
-  return { line, done: () => shown && process.stderr.write('\n') };
 }

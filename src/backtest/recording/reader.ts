@@ -60,11 +60,13 @@ function nextWholeBlock(fd: number, from: number, size: number): number | undefi
 
 class FileRecording implements RecordingReader {
   droppedTailBytes = 0;
+  readBytes = 0;
 
   constructor(
     private readonly path: string,
     readonly header: RecordingHeader,
     private readonly dataOffset: number,
+    public sizeBytes: number,
   ) {}
 
   *events(): IterableIterator<RecordedEvent> {
@@ -72,6 +74,8 @@ class FileRecording implements RecordingReader {
     const fd = openSync(path, 'r');
     try {
       const size = fstatSync(fd).size;
+      this.sizeBytes = size;
+      this.readBytes = 0;
       const decoder = new BlockDecoder(this.header.markets.map((m) => m.symbol));
       const frameBytes = Buffer.allocUnsafe(FRAME_BYTES);
       let payload = Buffer.allocUnsafe(0);
@@ -84,6 +88,7 @@ class FileRecording implements RecordingReader {
           const body = payload.subarray(0, frame.payloadBytes);
           readAt(fd, body, offset + FRAME_BYTES);
           if (crcMatches(frameBytes, body)) {
+            this.readBytes = end;
             decoder.start(this.inflate(frame, body, offset), frame.eventCount, frame.baseRecvNs);
             try {
               for (let e = decoder.next(); e !== undefined; e = decoder.next()) yield e;
@@ -150,7 +155,7 @@ export function readRecording(path: string): RecordingReader {
     } catch (e) {
       throw new RecordingError(`${path}: the header is not JSON: ${(e as Error).message}`, { cause: e });
     }
-    return new FileRecording(path, checkHeader(json, path), PREAMBLE_BYTES + FRAME_BYTES + found.payload.length);
+    return new FileRecording(path, checkHeader(json, path), PREAMBLE_BYTES + FRAME_BYTES + found.payload.length, size);
   } finally {
     closeSync(fd);
   }
