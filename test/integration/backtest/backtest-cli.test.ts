@@ -59,7 +59,7 @@ describe('perpbot backtest', () => {
     const orders = readFileSync(join(dir, 'a', 'orders.csv'), 'utf8')
       .trim()
       .split('\n');
-    expect(orders).toHaveLength(summary.orders + 1);
+    expect(orders).toHaveLength(summary.orders + summary.ordersDenied + 1);
 
     const b = perpbot(['backtest', '--data', data, '--config', config, '--seed', '9', '--out', join(dir, 'b')]);
     expect(b.status).toBe(0);
