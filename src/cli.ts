@@ -28,7 +28,7 @@ type Command = { run: (argv: string[], out: (line: string) => void) => number | 
 const COMMANDS: Record<string, Command> = {
   run: { run, help: runHelp, summary: 'run the trading daemon (default config/default.yaml)' },
   'check-config': { run: checkConfig, help: checkConfigHelp, summary: 'validate a daemon config file and its strategies' },
-  report: { run: report, help: reportHelp, summary: 'PnL, fees, funding, volume and fill ratio from the journal' },
+  report: { run: report, help: reportHelp, summary: 'PnL, fees, funding, volume and fill ratio from the journal (--html: a page of charts)' },
   new: { run: newCommand, help: newHelp, summary: 'write a new strategy, its test and a config (new strategy NAME)' },
   keygen: { run: keygen, help: keygenHelp, summary: 'create a new Ed25519 keypair file' },
   sign: { run: sign, help: signHelp, summary: 'encode and sign a request (v1 or current dialect)' },

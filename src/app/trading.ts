@@ -263,8 +263,9 @@ async function openSession<V extends Venue>(opts: TradingOptions<V>, held: Held)
         filter((reason) => reason !== undefined),
       )
       .subscribe((reason) => {
-        logger.warn({ reason, open: exec.openOrders().length }, 'trading halted: cancelling every open order');
-        void exec.cancelAll();
+        const open = exec.openOrders().length;
+        void exec.cancelAll(); // the cancels are on the wire before the log line is written
+        logger.warn({ reason, open }, 'trading halted: cancelling every open order');
       }),
   );
   subscriptions.push(

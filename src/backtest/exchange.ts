@@ -29,6 +29,8 @@ export interface ExchangeSink {
   /** An order ended (its final state) or, at the end of the replay, is still open. */
   orderDone?(order: SimOrder): void;
   fill?(fill: Fill): void;
+  /** A funding payment of the account: USD received (negative: paid), the rate applied, exchange time (epoch ns). */
+  funding?(symbol: string, amountUsd: number, rate: number, timeNs: bigint): void;
 }
 
 export interface ExchangeOptions {
@@ -210,6 +212,15 @@ export class SimExchange {
   /** Equity at the current marks, USD. */
   equityUsd(): number {
     return computeRisk(this.account, this.st.quoteScale, this.risk).equity;
+  }
+
+  /** The recorded book's mid price, USD (the mark while a side is empty); undefined for an unknown symbol. */
+  midPrice(symbol: string): number | undefined {
+    const sm = this.markets.get(symbol);
+    if (sm === undefined) return undefined;
+    const bid = sm.bids.best();
+    const ask = sm.asks.best();
+    return bid !== undefined && ask !== undefined ? sm.m.price(bid + ask) / 2 : sm.m.markPrice();
   }
 
   positionSize(symbol: string): number {
@@ -646,6 +657,7 @@ export class SimExchange {
     p.funding += signed;
     this.fundingUnits += signed;
     this.st.touch(a, p);
+    this.sink.funding?.(m.symbol, Number(signed) / this.st.quoteScale, rate, this.nowNs);
   }
 
   private fireTriggers(sm: SimMarket): void {

@@ -49,9 +49,15 @@ export interface MarketDefaults {
 /** What the runner reports while it runs (the results writer). */
 export interface BacktestSink {
   order(order: SimOrder): void;
-  fill(fill: Fill): void;
-  /** Equity sample: time (epoch ns), equity USD, position per symbol (base units), in the markets' order. */
-  equity(timeNs: bigint, equityUsd: number, positions: readonly number[]): void;
+  /** A fill and the recorded book's mid price of its market when it happened (USD). */
+  fill(fill: Fill, midUsd: number): void;
+  /** A funding payment: USD received (negative: paid), the rate applied, exchange time (epoch ns). */
+  funding?(symbol: string, amountUsd: number, rate: number, timeNs: bigint): void;
+  /**
+   * Equity sample: time (epoch ns), equity USD, position per symbol (base units) and the recorded book's mid price per
+   * symbol (USD), both in the markets' order.
+   */
+  equity(timeNs: bigint, equityUsd: number, positions: readonly number[], midsUsd: readonly number[]): void;
   /** An order the session refused before it reached the exchange (risk, or execution's own checks): its final event. */
   denied?(event: OrderEvent): void;
   /** Every `progressEvery` events and at the end. */
@@ -198,7 +204,8 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     entry: latency(opts.models.entry, rng, 'backtest.latency.entry'),
     response: latency(opts.models.response, rng, 'backtest.latency.response'),
     onOrderDone: (o) => opts.sink.order(o),
-    onFill: (f) => opts.sink.fill(f),
+    onFill: (f) => opts.sink.fill(f, venue.exchange.midPrice(f.symbol) ?? 0),
+    onFunding: (symbol, amountUsd, rate, timeNs) => opts.sink.funding?.(symbol, amountUsd, rate, timeNs),
   });
   const exchange = venue.exchange;
   const session = await opts.startSession(venue, key);
@@ -216,12 +223,13 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   await drain(DRAIN_ALL);
 
   const positions = () => symbols.map((s) => exchange.positionSize(s));
+  const mids = () => symbols.map((s) => exchange.midPrice(s) ?? 0);
   const equityNs = Math.max(1, Math.round(opts.equityIntervalMs * 1e6));
   const sample = () => {
-    opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions());
+    opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions(), mids());
     time.at(time.nowRelNs + equityNs, sample, 0);
   };
-  opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions());
+  opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions(), mids());
   time.at(time.nowRelNs + equityNs, sample, 0);
 
   const recordedFeed = feedModel.model === 'recorded';
@@ -262,7 +270,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   await stopping;
   denials.unsubscribe();
   exchange.finish();
-  opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions());
+  opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions(), mids());
   const qs = exchange.st.quoteScale;
   return {
     ...result,

@@ -1,9 +1,9 @@
-// The results of a backtest run: results/<run>/orders.csv, trades.csv and equity.csv written as the replay goes, and
+// The results of a backtest run: results/<run>/orders.csv, trades.csv, funding.csv and equity.csv written as the replay goes, and
 // summary.json (return, drawdown, Sharpe, fill ratio, fees, funding, turnover, data range, config hash, seed, models).
 // Invariants: the files hold replay times only (no wall-clock time), so the same data, config and seed give the same
 // bytes; rows are buffered and appended in order; nothing is kept per row beyond the counters the summary needs.
 
-import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Fill } from '../core/account-data.js';
 import type { OrderEvent } from '../core/intent.js';
@@ -42,6 +42,35 @@ function csvCell(v: unknown): string {
   if (v === undefined || v === null) return '';
   const s = String(v);
   return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+/** The rows of a CSV file this module wrote, each keyed by the header's names (cells as text); [] for a missing file. */
+export function readCsv(path: string): Record<string, string>[] {
+  if (!existsSync(path)) return [];
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  const text = readFileSync(path, 'utf8');
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c !== '"') cell += c;
+      else if (text[i + 1] === '"') cell += text[++i];
+      else quoted = false;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+    } else cell += c;
+  }
+  const [header, ...body] = rows;
+  return header === undefined ? [] : body.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? ''])));
 }
 
 export interface RunDescription {
@@ -86,6 +115,7 @@ export interface Summary {
 export class ResultsWriter implements BacktestSink {
   private readonly orders: CsvFile;
   private readonly trades: CsvFile;
+  private readonly fundingFile: CsvFile;
   private equityFile: CsvFile | undefined;
   private ordersTotal = 0;
   private ordersFilled = 0;
@@ -122,7 +152,8 @@ export class ResultsWriter implements BacktestSink {
       'created_ns',
       'ended_ns',
     ]);
-    this.trades = new CsvFile(join(dir, 'trades.csv'), ['time_ns', 'order_id', 'symbol', 'side', 'price', 'size', 'fee_usd', 'maker', 'cause']);
+    this.trades = new CsvFile(join(dir, 'trades.csv'), ['time_ns', 'order_id', 'symbol', 'side', 'price', 'size', 'fee_usd', 'maker', 'cause', 'mid']);
+    this.fundingFile = new CsvFile(join(dir, 'funding.csv'), ['time_ns', 'symbol', 'amount_usd', 'rate']);
   }
 
   order(o: SimOrder): void {
@@ -156,14 +187,23 @@ export class ResultsWriter implements BacktestSink {
     this.orders.row([e.orderId, e.symbol, e.side, '', '', e.price, '', e.size, '', e.status, e.reason, 0, '', ns, ns]);
   }
 
-  fill(f: Fill): void {
+  fill(f: Fill, midUsd: number): void {
     if (f.maker) this.makerTrades++;
-    this.trades.row([f.venueTimeNs, f.orderId, f.symbol, f.side, f.price, f.size, f.feeUsd, f.maker, f.cause]);
+    this.trades.row([f.venueTimeNs, f.orderId, f.symbol, f.side, f.price, f.size, f.feeUsd, f.maker, f.cause, midUsd]);
   }
 
-  equity(timeNs: bigint, equityUsd: number, positions: readonly number[]): void {
-    this.equityFile ??= new CsvFile(join(this.dir, 'equity.csv'), ['time_ns', 'equity_usd', ...this.symbols.map((s) => `position_${s}`)]);
-    this.equityFile.row([timeNs, round(equityUsd, 6), ...positions]);
+  funding(symbol: string, amountUsd: number, rate: number, timeNs: bigint): void {
+    this.fundingFile.row([timeNs, symbol, amountUsd, rate]);
+  }
+
+  equity(timeNs: bigint, equityUsd: number, positions: readonly number[], midsUsd: readonly number[]): void {
+    this.equityFile ??= new CsvFile(join(this.dir, 'equity.csv'), [
+      'time_ns',
+      'equity_usd',
+      ...this.symbols.map((s) => `position_${s}`),
+      ...this.symbols.map((s) => `mid_${s}`),
+    ]);
+    this.equityFile.row([timeNs, round(equityUsd, 6), ...positions, ...midsUsd]);
     if (equityUsd > this.peak) this.peak = equityUsd;
     if (this.peak > 0) this.maxDrawdown = Math.max(this.maxDrawdown, (this.peak - equityUsd) / this.peak);
     if (this.lastEquity !== undefined && this.lastEquity > 0) {
@@ -183,6 +223,7 @@ export class ResultsWriter implements BacktestSink {
   finish(result: BacktestResult, run: RunDescription): Summary {
     this.orders.close();
     this.trades.close();
+    this.fundingFile.close();
     this.equityFile?.close();
     const n = this.returns;
     const mean = n > 0 ? this.sumReturn / n : 0;

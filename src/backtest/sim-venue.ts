@@ -16,7 +16,7 @@ import type { SignedRequest } from '../protocol/sign.js';
 import { requestBodySchemas } from '../protocol/v1/actions.js';
 import { encodedAction } from '../protocol/v1/codec.js';
 import type { AccountDataSource, MarketDataSource, StreamHealth, SubmitHooks, SubmitOutcome, Venue } from '../venue/port.js';
-import { SimExchange, type ExchangeOptions, type SimOrder } from './exchange.js';
+import { SimExchange, type ExchangeOptions, type ExchangeSink, type SimOrder } from './exchange.js';
 import type { Latency } from './models.js';
 import type { RecordedEvent } from './recording/events.js';
 import type { VirtualTime } from './virtual-time.js';
@@ -35,6 +35,7 @@ export interface SimVenueOptions extends Omit<ExchangeOptions, 'account'> {
   /** Results: orders that ended (or were left open), and fills. */
   onOrderDone?: (order: SimOrder) => void;
   onFill?: (fill: Fill) => void;
+  onFunding?: ExchangeSink['funding'];
   logger?: Logger;
 }
 
@@ -110,6 +111,7 @@ export class SimVenue implements Venue {
         if (this.fillLog.length > HISTORY_LIMIT) this.fillLog.shift();
         opts.onFill?.(f);
       },
+      funding: opts.onFunding,
     });
     const streams = this.streams;
     const time = this.time;

@@ -51,6 +51,11 @@ export interface HttpClientOptions {
    * or the first action after a pause does not wait for a TCP handshake. Default 2; 0 opens sockets on demand.
    */
   spareSockets?: number;
+  /**
+   * Signed cancel-only actions over plain http: further connected idle sockets only they take (beyond maxSockets), so a
+   * cancel or a kill never waits for a handshake behind a burst of orders. Default 1.
+   */
+  urgentSpareSockets?: number;
   clock?: Clock;
   sleep?: Sleep;
   random?: () => number;
@@ -149,6 +154,7 @@ export class HttpClient {
             maxBodyBytes: this.maxBodyBytes,
             idleMs: 4_000,
             spare: opts.spareSockets ?? 2,
+            urgentSpare: opts.urgentSpareSockets ?? 1,
             nowMs: () => clock.nowMs(),
           })
         : undefined;
@@ -189,7 +195,7 @@ export class HttpClient {
       if (this.retryAfter.shut) await this.retryAfter.wait(cancelOnly);
       if (!bucket.tryTake()) await bucket.take();
       try {
-        const answer = await this.post(request.encoded.path, request.bodyText, hooks?.onWritten);
+        const answer = await this.post(request.encoded.path, request.bodyText, cancelOnly, hooks?.onWritten);
         outcome = outcomeOf(this.dialect, request, answer);
         if (outcome.outcome === 'unknown' && answer.status === 200) this.stats.invalidAnswers++;
       } catch (e) {
@@ -276,8 +282,8 @@ export class HttpClient {
     }
   }
 
-  /** POSTs a signed action: through the raw pool over plain http, else like a read. */
-  private post(path: string, body: string, onWritten?: () => void): Promise<HttpAnswer> {
+  /** POSTs a signed action: through the raw pool over plain http (`urgent`: a cancel, see RawHttpPool.request), else like a read. */
+  private post(path: string, body: string, urgent: boolean, onWritten?: () => void): Promise<HttpAnswer> {
     const raw = this.raw;
     if (!raw) return this.send('POST', path, body, onWritten);
     this.stats.requests++;
@@ -288,23 +294,29 @@ export class HttpClient {
         settled = true;
         clearTimeout(timer);
       };
-      const abort = raw.request('POST', this.pathOf(path), body, {
-        written: () => {
-          written = true;
-          onWritten?.();
+      const abort = raw.request(
+        'POST',
+        this.pathOf(path),
+        body,
+        {
+          written: () => {
+            written = true;
+            onWritten?.();
+          },
+          answer: (status, headers, text) => {
+            if (settled) return;
+            settle();
+            resolve({ status, body: text, retryAfterMs: retryAfterMs(headers.get('retry-after')) });
+          },
+          failed: (message, malformed) => {
+            if (settled) return;
+            settle();
+            if (malformed) this.stats.invalidAnswers++;
+            reject(new TransportFailure(message, written, false));
+          },
         },
-        answer: (status, headers, text) => {
-          if (settled) return;
-          settle();
-          resolve({ status, body: text, retryAfterMs: retryAfterMs(headers.get('retry-after')) });
-        },
-        failed: (message, malformed) => {
-          if (settled) return;
-          settle();
-          if (malformed) this.stats.invalidAnswers++;
-          reject(new TransportFailure(message, written, false));
-        },
-      });
+        urgent,
+      );
       const timer = setTimeout(() => {
         if (settled) return;
         settle();

@@ -25,6 +25,11 @@ export interface RawPoolOptions {
    * periods), so that a burst or the first request after a pause does not wait for a TCP handshake. Default 0.
    */
   spare?: number;
+  /**
+   * Further connected idle sockets kept (like spares) for urgent requests only (cancels): the others leave them idle, so
+   * a cancel never waits for a handshake behind a burst of orders. Default 0.
+   */
+  urgentSpare?: number;
   nowMs: () => number;
 }
 
@@ -191,22 +196,32 @@ export class RawHttpPool {
   private readonly connecting = new Set<Connection>();
   private readonly waiting: (() => void)[] = [];
   private readonly spare: number;
+  private readonly urgentSpare: number;
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private lastRequestMs = 0;
 
   constructor(private readonly opts: RawPoolOptions) {
     this.spare = opts.spare ?? 0;
-    if (!Number.isInteger(this.spare) || this.spare < 0) throw new RangeError(`spare must be a non-negative integer, got ${this.spare}`);
+    this.urgentSpare = opts.urgentSpare ?? 0;
+    for (const [name, n] of [
+      ['spare', this.spare],
+      ['urgentSpare', this.urgentSpare],
+    ] as const)
+      if (!Number.isInteger(n) || n < 0) throw new RangeError(`${name} must be a non-negative integer, got ${n}`);
   }
 
-  /** Sends `method path` with a JSON `body`; returns a function that aborts it (destroying its socket). */
-  request(method: string, path: string, body: string, handlers: RawHandlers): () => void {
+  /**
+   * Sends `method path` with a JSON `body`; returns a function that aborts it (destroying its socket). An `urgent`
+   * request (a cancel) takes any idle socket, the urgent spares too, and never waits: with every socket busy it opens
+   * one beyond maxSockets.
+   */
+  request(method: string, path: string, body: string, handlers: RawHandlers, urgent = false): () => void {
     const data = this.requestText(method, path, body);
     let conn: Connection | undefined;
     let aborted = false;
     const go = () => {
       if (aborted) return;
-      conn = this.take();
+      conn = this.take(urgent);
       if (conn) conn.start(data, handlers);
       else this.waiting.push(go);
     };
@@ -251,13 +266,15 @@ export class RawHttpPool {
    * The idle socket that waited longest, if still fresh (in turn, so that spares stay in use and need no replacing
    * while requests come), or a new one; undefined when maxSockets are busy.
    */
-  private take(): Connection | undefined {
+  private take(urgent: boolean): Connection | undefined {
     const now = this.opts.nowMs();
-    for (let conn = this.idle.shift(); conn; conn = this.idle.shift()) {
+    const keep = urgent ? 0 : this.urgentSpare;
+    while (this.idle.length > keep) {
+      const conn = this.idle.shift()!;
       if (!conn.socket.destroyed && now - conn.idleSinceMs < this.opts.idleMs) return conn;
       conn.abort();
     }
-    if (this.open.size >= this.opts.maxSockets) return undefined;
+    if (!urgent && this.open.size >= this.opts.maxSockets + this.urgentSpare) return undefined;
     return this.connect();
   }
 
@@ -273,12 +290,13 @@ export class RawHttpPool {
    * fails to connect is not retried before the next request or sweep.
    */
   private keepSpares(): void {
-    if (this.spare === 0) return;
+    const ready = this.spare + this.urgentSpare;
+    if (ready === 0) return;
     if (this.sweeper === undefined) {
       this.sweeper = setInterval(() => this.sweep(), Math.max(1, this.opts.idleMs / 4));
       this.sweeper.unref();
     }
-    while (this.idle.length + this.connecting.size < this.spare && this.open.size < this.opts.maxSockets) {
+    while (this.idle.length + this.connecting.size < ready && this.open.size < this.opts.maxSockets + this.urgentSpare) {
       const conn = this.connect();
       this.connecting.add(conn);
       conn.socket.once('connect', () => {

@@ -1,5 +1,5 @@
 // The store area's public surface: the journal, its record and row types, its error and the report rows.
-// Invariant: re-exports only; nothing outside src/store needs its internal modules (schema, report building).
+// Invariant: re-exports only; nothing outside src/store needs its internal modules (schema, statements); buildReport also serves fills from elsewhere (backtest results).
 
 export {
   DEFAULT_JOURNAL_PATH,
@@ -19,4 +19,4 @@ export {
 } from './journal.js';
 export { JournalError } from './errors.js';
 export { startRetention, type RetentionOptions } from './retention.js';
-export { UNATTRIBUTED, type ReportRow } from './report.js';
+export { buildReport, UNATTRIBUTED, type ReportFill, type ReportFunding, type ReportOrder, type ReportRow } from './report.js';

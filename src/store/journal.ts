@@ -12,7 +12,7 @@ import { parseJson, stringifyJson } from '../core/json.js';
 import type { NonceStore } from '../protocol/nonce.js';
 import { JournalError } from './errors.js';
 import { buildReport, UNATTRIBUTED, type ReportFill, type ReportFunding, type ReportOrder, type ReportRow } from './report.js';
-import { LEGACY_EPOCH_BASIS, migrate, u64Text } from './schema.js';
+import { LEGACY_EPOCH_BASIS, migrate, SCHEMA_VERSION, u64Text } from './schema.js';
 import { pragma, statement } from './statements.js';
 
 /** Where the bot keeps its journal unless configured otherwise (relative to the working directory). */
@@ -151,6 +151,11 @@ export interface PositionRecord {
 export interface JournalOpenOptions {
   /** Fail instead of creating a new journal when the file is absent (readers such as `perpbot report`). */
   readonly mustExist?: boolean;
+  /**
+   * Open an existing journal read-only (implies mustExist): nothing is migrated or written, so a journal of another
+   * schema version is refused; a daemon may be writing it meanwhile.
+   */
+  readonly readOnly?: boolean;
 }
 
 type Params = Record<string, string | number | bigint | Uint8Array | null>;
@@ -288,6 +293,22 @@ export class Journal {
    */
   static open(path: string, opts: JournalOpenOptions = {}): Journal {
     let db: Database.Database | undefined;
+    if (opts.readOnly) {
+      try {
+        db = new Database(path, { readonly: true, fileMustExist: true });
+      } catch (e) {
+        if ((e as { code?: unknown }).code === 'SQLITE_CANTOPEN') throw new JournalError(`no journal at ${path}`, { cause: e });
+        throw new JournalError(`cannot open journal ${path}: ${(e as Error).message}`, { cause: e });
+      }
+      const version = pragma(db, 'user_version') as number;
+      if (version !== SCHEMA_VERSION) {
+        db.close();
+        throw new JournalError(
+          `journal ${path} has schema version ${version}, this build reads ${SCHEMA_VERSION}: open it once with this build's daemon or perpbot report`,
+        );
+      }
+      return new Journal(db, path);
+    }
     try {
       if (!opts.mustExist) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       db = new Database(path, { fileMustExist: opts.mustExist ?? false });
@@ -310,7 +331,7 @@ export class Journal {
   close(): void {
     if (!this.db.open) return;
     this.flush();
-    pragma(this.db, 'wal_checkpoint(PASSIVE)');
+    if (!this.db.readonly) pragma(this.db, 'wal_checkpoint(PASSIVE)');
     this.db.close();
   }
 
@@ -650,15 +671,20 @@ export class Journal {
     )
       .all()
       .map((r): ReportFunding => ({ ...r, timeNs: BigInt(r.timeNs) }));
-    const orders = statement<[string], Omit<ReportOrder, 'filled' | 'firstNs'> & { filled: number; firstNs: string }>(
+    return buildReport(fills, funding, this.orders(), opts.sinceMs);
+  }
+
+  /** Every journaled order: its strategy (or UNATTRIBUTED), symbol, first journal time and whether it has a fill; by first time. */
+  orders(): ReportOrder[] {
+    this.flush();
+    return statement<[string], Omit<ReportOrder, 'filled' | 'firstNs'> & { filled: number; firstNs: string }>(
       this.db,
       `SELECT COALESCE(o.strategy, ?) AS strategy, o.symbol, o.first_ns AS firstNs,
          EXISTS (SELECT 1 FROM fills f WHERE f.account = o.account AND f.order_id = o.order_id) AS filled
-       FROM (${ORDERS}) o`,
+       FROM (${ORDERS}) o ORDER BY o.first_ns, o.order_id`,
     )
       .all(UNATTRIBUTED)
       .map((r): ReportOrder => ({ ...r, firstNs: BigInt(r.firstNs), filled: r.filled === 1 }));
-    return buildReport(fills, funding, orders, opts.sinceMs);
   }
 
   private epochOf(account: string): number | null {

@@ -25,8 +25,11 @@ export interface HttpRule {
   readonly hits?: number;
 }
 
-/** What happens to WebSocket bytes: `stall` holds the venue's bytes (the sockets stay open) until heal(); `delay` delays both directions. */
-export type WsFault = { readonly kind: 'stall' } | { readonly kind: 'delay'; readonly ms: number };
+/**
+ * What happens to WebSocket bytes: `stall` holds the venue's bytes (the sockets stay open) until heal(); `delay` delays
+ * both directions; `down` resets every WebSocket and refuses new ones (HTTP still passes) until heal().
+ */
+export type WsFault = { readonly kind: 'stall' } | { readonly kind: 'delay'; readonly ms: number } | { readonly kind: 'down' };
 
 /** A signed action (every POST but the account queries). */
 export function isAction(req: IncomingMessage): boolean {
@@ -138,6 +141,7 @@ export class FaultProxy {
 
   setWs(fault: WsFault): void {
     this.ws = fault;
+    if (fault.kind === 'down') for (const t of this.tunnels) this.dropTunnel(t);
   }
 
   /** Resets every open connection, HTTP and WebSocket (the next requests connect again). */
@@ -257,6 +261,7 @@ export class FaultProxy {
   }
 
   private onUpgrade(req: IncomingMessage, client: Duplex, head: Buffer): void {
+    if (this.ws?.kind === 'down') return void client.end('HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
     const upstream = connect(this.targetPort, '127.0.0.1');
     const tunnel: Tunnel = { client, upstream, toClient: new Lane(client), toVenue: new Lane(upstream) };
     this.tunnels.add(tunnel);

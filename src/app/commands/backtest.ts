@@ -4,7 +4,7 @@
 // partial results are still written (summary.json says partial: true).
 
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openRecordings } from '../../backtest/data.js';
 import { latencyName, queueModelName } from '../../backtest/models.js';
@@ -14,6 +14,7 @@ import { type BacktestOptions, runBacktest, singleAccount } from '../../backtest
 import { ResultsWriter, type Summary } from '../../backtest/results.js';
 import { unverifiedSigner } from '../../backtest/signer.js';
 import { ConfigError } from '../../core/errors.js';
+import { fromBacktest, renderReport } from '../../report/index.js';
 import { MemoryNonceStore } from '../../protocol/nonce.js';
 import { parseCommand, UsageError } from '../args.js';
 import { checkDaemonConfig, type DaemonConfig } from '../config/index.js';
@@ -32,8 +33,9 @@ daemon config, on a simulated exchange with queue position, latency, fees, fundi
   --seed     seed of the latency draws and of the backtest's key (default 1)
   --out      results directory (default results/<config name>-seed<N>)
 
-Writes summary.json, orders.csv, trades.csv and equity.csv, and prints the summary. The same data,
-config and seed give byte-identical files. Ctrl-C stops early and writes the partial results.`;
+Writes summary.json, orders.csv, trades.csv, funding.csv, equity.csv and report.html (charts, one
+self-contained page: docs/reports.md), and prints the summary. The same data, config and seed give
+byte-identical files. Ctrl-C stops early and writes the partial results.`;
 
 /** `open` reads one recording (default readRecording: the docs/recording.md format). */
 export async function backtest(argv: string[], out: (line: string) => void, open: (path: string) => RecordingReader = readRecording): Promise<number> {
@@ -106,6 +108,7 @@ export async function backtest(argv: string[], out: (line: string) => void, open
   } finally {
     process.off('SIGINT', onSignal);
   }
+  writeFileSync(join(dir, 'report.html'), renderReport(fromBacktest(dir)));
   out(summaryTable(summary, dir));
   return 0;
 }

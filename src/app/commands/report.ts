@@ -1,13 +1,17 @@
-// `perpbot report`: PnL, fees, funding, volume and fill ratio per strategy and symbol, read from the journal.
+// `perpbot report`: PnL, fees, funding, volume and fill ratio per strategy and symbol, read from the journal; with
+// --html, the same charts page a backtest writes (src/report).
 // Invariant: only an existing journal is opened (a missing file is an error, never a new empty journal).
 
+import { writeFileSync } from 'node:fs';
 import { stringifyJson } from '../../core/json.js';
+import { fromJournal, renderReport } from '../../report/index.js';
 import { DEFAULT_JOURNAL_PATH, Journal, UNATTRIBUTED, type ReportRow } from '../../store/index.js';
 import { durationMs, parseCommand, UsageError } from '../args.js';
 import { loadDaemonConfig } from '../config/index.js';
 import { formatTable } from './table.js';
 
 export const reportHelp = `perpbot report [--journal PATH | --config FILE] [--since DURATION|ISO-TIME] [--json]
+perpbot report --html [--journal PATH | --config FILE] [--out FILE]
 
 Summarizes the journal: one row per strategy and symbol, and a total.
   --journal PATH   the journal file (default ${DEFAULT_JOURNAL_PATH})
@@ -15,6 +19,10 @@ Summarizes the journal: one row per strategy and symbol, and a total.
   --since WHEN     only activity since WHEN: a duration back from now (90s, 30m, 24h, 7d)
                    or an ISO time (2026-11-01T00:00:00Z)
   --json           print {sinceMs, rows, total, unresolvedBatches} as JSON
+  --html           write a self-contained HTML page of charts instead (equity, drawdown, position,
+                   fills on price, PnL split, fill ratio, tables; docs/reports.md); opens the journal
+                   read-only, so it may run beside the daemon
+  --out FILE       where --html writes (default report.html)
 
 realizedPnlUsd is average-cost from the journal's fills, before fees. Cost basis is replayed from the
 first fill of each account epoch: the daemon starts a new epoch when the venue it trades holds none of
@@ -36,7 +44,15 @@ export function parseSince(text: string, nowMs: number): number {
 export async function report(argv: string[], out: (line: string) => void): Promise<number> {
   const { values, positionals } = parseCommand(
     argv,
-    { journal: { type: 'string' }, config: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    {
+      journal: { type: 'string' },
+      config: { type: 'string' },
+      since: { type: 'string' },
+      json: { type: 'boolean' },
+      html: { type: 'boolean' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     true,
   );
   if (values.help) {
@@ -47,6 +63,14 @@ export async function report(argv: string[], out: (line: string) => void): Promi
   const sinceMs = values.since === undefined ? undefined : parseSince(values.since, Date.now());
   if (values.journal !== undefined && values.config !== undefined) throw new UsageError('give --journal or --config, not both');
   const path = values.journal ?? (values.config === undefined ? DEFAULT_JOURNAL_PATH : loadDaemonConfig(values.config).journal.path);
+  if (values.html) {
+    if (values.since !== undefined || values.json) throw new UsageError('--html reports the whole journal: drop --since and --json');
+    const file = values.out ?? 'report.html';
+    writeFileSync(file, renderReport(fromJournal(path)));
+    out(`wrote ${file}`);
+    return 0;
+  }
+  if (values.out !== undefined) throw new UsageError('--out goes with --html');
   const journal = Journal.open(path, { mustExist: true });
   try {
     const rows = journal.report({ sinceMs });

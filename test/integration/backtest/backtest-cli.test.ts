@@ -38,7 +38,7 @@ const data = join(dir, 'btc.rec');
 const files = (out: string) => Object.fromEntries(readdirSync(out).map((f) => [f, readFileSync(join(out, f))]));
 
 describe('perpbot backtest', () => {
-  it('backtests the built-in market maker on a synthetic recording end to end, byte-identically twice', () => {
+  it('backtests the built-in market maker on a synthetic recording end to end, byte-identically twice (report.html included)', () => {
     const rec = perpbot(['record', '--synthetic', '--out', data, '--duration', '3m', '--seed', '4', '--symbols', 'BTC-USD']);
     expect(rec.stderr + rec.stdout).toMatch(/wrote \d+ events/);
     expect(rec.status).toBe(0);
@@ -60,6 +60,9 @@ describe('perpbot backtest', () => {
       .trim()
       .split('\n');
     expect(orders).toHaveLength(summary.orders + summary.ordersDenied + 1);
+    const html = readFileSync(join(dir, 'a', 'report.html'), 'utf8');
+    expect(html).toContain('<title>Backtest, seed 9</title>');
+    expect(html).toContain(`${summary.ordersFilled} of ${summary.orders} orders had a fill`);
 
     const b = perpbot(['backtest', '--data', data, '--config', config, '--seed', '9', '--out', join(dir, 'b')]);
     expect(b.status).toBe(0);

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TradingSession } from '../../../src/app/trading.js';
+import { startTrading, type TradingSession } from '../../../src/app/trading.js';
+import { connectVenue, type LiveVenue } from '../../../src/client/venue.js';
 import { Keypair } from '../../../src/protocol/keys.js';
+import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
 import { Presigner } from '../../../src/protocol/presigner.js';
 import { loadStrategies } from '../../../src/strategy/loader.js';
 import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
+import { FaultProxy } from '../../support/fault-proxy.js';
 import { until } from '../../support/until.js';
 import { localSession } from '../../support/local-session.js';
 
@@ -82,6 +85,47 @@ describe('the kill switch on a quiet market', () => {
       await until(() => resting().length === 0, 'the kill to cancel every resting order', 3_000, 5);
     } finally {
       await s?.stop({ deadlineMs: 3000 });
+      await quiet.close();
+    }
+  });
+});
+
+describe('a halt by disconnection', () => {
+  it('cancels every resting order over HTTP while the WebSocket streams are down', async () => {
+    const quiet = await startVenue({ seed: 23, flowIntervalMs: 3_600_000 });
+    const proxy = await FaultProxy.start(quiet.port);
+    const trader = Keypair.generate();
+    let s: TradingSession<LiveVenue> | undefined;
+    try {
+      for (let i = 0; i < 5; i++) quiet.step();
+      quiet.engine.faucet(trader.publicKey, 100_000);
+      const strategies = await loadStrategies([
+        { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.001, maxPosition: 0.01, halfSpreadBps: 20, minIntervalMs: 0 } },
+      ]);
+      s = await startTrading({
+        venue: connectVenue({ url: proxy.via(quiet.url), wsUrl: proxy.via(quiet.wsUrl), dialect: 'v1', network: 'mainnet' }),
+        dialect: 'v1',
+        network: 'mainnet',
+        key: trader,
+        nonceStore: new MemoryNonceStore(),
+        strategies,
+        risk: { disconnectGraceMs: 500 },
+      });
+      const resting = () => quiet.engine.openOrders(trader.publicKey);
+      await until(() => resting().length >= 2, 'a bid and an ask resting', 10_000, 10);
+      proxy.setWs({ kind: 'down' });
+      let reason: string | undefined;
+      const seen = s.risk.state$.subscribe((c) => {
+        if (c.state === 'HALTED') reason = c.reason;
+      });
+      await until(() => reason !== undefined, 'the halt after the grace', 10_000, 10);
+      seen.unsubscribe();
+      expect(reason).toMatch(/connection lost/);
+      await until(() => resting().length === 0, 'the halt to cancel every resting order over HTTP', 5_000, 5);
+    } finally {
+      proxy.heal();
+      await s?.stop({ deadlineMs: 3000 });
+      await proxy.close();
       await quiet.close();
     }
   });

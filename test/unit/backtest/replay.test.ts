@@ -72,7 +72,7 @@ describe('runBacktest', () => {
     const a = await run(3);
     const b = await run(3);
     const c = await run(4);
-    expect(Object.keys(files(a.dir)).sort()).toEqual(['equity.csv', 'orders.csv', 'summary.json', 'trades.csv']);
+    expect(Object.keys(files(a.dir)).sort()).toEqual(['equity.csv', 'funding.csv', 'orders.csv', 'summary.json', 'trades.csv']);
     expect(files(b.dir)).toEqual(files(a.dir));
     expect(files(c.dir)['orders.csv']).not.toEqual(files(a.dir)['orders.csv']);
   }, 120_000);

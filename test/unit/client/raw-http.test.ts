@@ -28,7 +28,7 @@ afterEach(() => {
   for (const c of cleanup.splice(0)) c();
 });
 
-function pool(port: number, opts: { spare?: number; idleMs?: number; nowMs?: () => number } = {}): RawHttpPool {
+function pool(port: number, opts: { spare?: number; urgentSpare?: number; idleMs?: number; nowMs?: () => number } = {}): RawHttpPool {
   const p = new RawHttpPool({
     host: '127.0.0.1',
     port,
@@ -207,6 +207,42 @@ describe('RawHttpPool', () => {
       expect(await send(p)).toMatchObject({ written: false, error: expect.stringMatching(/ECONNREFUSED/) });
       await new Promise((r) => setTimeout(r, 50));
       expect(connects).toBe(2);
+    });
+
+    it('keeps a socket for urgent requests (cancels) beside maxSockets: the others leave it idle and wait', async () => {
+      const { server, port, sockets } = await rawServer(['HANG', 'HANG', OK, OK]);
+      cleanup.push(() => server.close());
+      const p = pool(port, { urgentSpare: 1 });
+      const busy = [send(p), send(p)];
+      await until(() => sockets.size === 3, 'maxSockets (2) busy sockets and the urgent spare', 1_000);
+      let thirdWritten = false;
+      const third = new Promise((resolve) => {
+        p.request('POST', '/', '{}', { written: () => (thirdWritten = true), answer: (status) => resolve(status), failed: resolve });
+      });
+      expect(thirdWritten).toBe(false);
+      let urgentWritten = false;
+      const urgent = new Promise((resolve) => {
+        p.request('POST', '/', '{}', { written: () => (urgentWritten = true), answer: (status) => resolve(status), failed: resolve }, true);
+      });
+      expect(urgentWritten).toBe(true);
+      expect(await urgent).toBe(200);
+      expect(await third).toBe(200);
+      p.close();
+      for (const b of busy) expect(await b).toMatchObject({ error: 'socket hang up' });
+    });
+
+    it('an urgent request with every socket busy opens one beyond maxSockets instead of waiting', async () => {
+      const { server, port, sockets } = await rawServer(['HANG', 'HANG', OK]);
+      cleanup.push(() => server.close());
+      const p = pool(port);
+      void send(p);
+      void send(p);
+      await until(() => sockets.size === 2, 'maxSockets (2) busy sockets', 1_000);
+      const urgent = new Promise((resolve) => {
+        p.request('POST', '/', '{}', { written: () => undefined, answer: (status) => resolve(status), failed: resolve }, true);
+      });
+      expect(await urgent).toBe(200);
+      expect(sockets.size).toBe(3);
     });
 
     it('rejects a negative spare count', () => {

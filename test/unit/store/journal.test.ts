@@ -1,6 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
@@ -98,6 +98,25 @@ describe('Journal', () => {
     db.pragma('user_version = 99');
     db.close();
     expect(() => Journal.open(path)).toThrow(/schema version 99 is newer/);
+  });
+
+  it('opens read-only: reads what a writer committed, writes nothing, and refuses a missing file or another schema version', () => {
+    const { journal, path } = journalAt();
+    journal.recordFill(fill('o1', 'buy', 1, 100, 0.1, 1_000));
+    journal.flush();
+    const reader = Journal.open(path, { readOnly: true });
+    open.push(reader);
+    expect(reader.fills().map((f) => f.orderId)).toEqual(['o1']);
+    expect(() => reader.recordBatch(batch(5n))).toThrow(/readonly/);
+    reader.close();
+    const missing = join(dirname(path), 'missing.sqlite');
+    expect(() => Journal.open(missing, { readOnly: true })).toThrow(`no journal at ${missing}`);
+    expect(existsSync(missing)).toBe(false);
+    journal.close();
+    const db = new Database(path);
+    db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    db.close();
+    expect(() => Journal.open(path, { readOnly: true })).toThrow(`has schema version ${SCHEMA_VERSION - 1}, this build reads ${SCHEMA_VERSION}`);
   });
 
   describe('nonces', () => {

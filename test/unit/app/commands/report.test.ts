@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -155,6 +155,31 @@ describe('perpbot report', () => {
     await expect(run(['--journal', path])).rejects.toThrow(JournalError);
     await expect(run(['--journal', path])).rejects.toThrow(`no journal at ${path}`);
     expect(existsSync(path)).toBe(false);
+  });
+
+  it('--html writes the charts page of the journal to --out, from a journal another process holds open', async () => {
+    const path = scriptedJournal();
+    const writer = Journal.open(path);
+    try {
+      const out = join(dirname(path), 'page.html');
+      const { status, lines } = await run(['--journal', path, '--html', '--out', out]);
+      expect(status).toBe(0);
+      expect(lines).toEqual([`wrote ${out}`]);
+      const html = readFileSync(out, 'utf8');
+      expect(html).toMatch(/^<!doctype html>/);
+      expect(html).toContain('<h1>Journal perpbot.sqlite</h1>');
+      expect(html).toContain('2 of 3 orders had a fill (66.7%)');
+      expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    } finally {
+      writer.close();
+    }
+  });
+
+  it('--html refuses --since, --json, and --out without --html', async () => {
+    const path = scriptedJournal();
+    await expect(run(['--journal', path, '--html', '--since', '1h'])).rejects.toThrow('--html reports the whole journal');
+    await expect(run(['--journal', path, '--html', '--json'])).rejects.toThrow(UsageError);
+    await expect(run(['--journal', path, '--out', 'x.html'])).rejects.toThrow('--out goes with --html');
   });
 
   it('rejects malformed options as usage errors', async () => {
