@@ -5,7 +5,9 @@
 // work of the previous instant has run.
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Observable } from 'rxjs';
 import type { Fill } from '../core/account-data.js';
+import { type OrderEvent, TERMINAL_STATUSES } from '../core/intent.js';
 import { ConfigError } from '../core/errors.js';
 import type { MarketRules } from '../core/market-data.js';
 import { createHash } from 'node:crypto';
@@ -26,6 +28,9 @@ import { Prng } from '../venue-sim/engine/ids.js';
  * flushes on a microtask); the third is slack. Settled promises (answers, queries) get a whole event-loop turn instead.
  */
 const MICROTASK_TURNS = 3;
+
+/** Execution's id of an order that never reached the wire (`local:<key>`). */
+const LOCAL_ID_PREFIX = 'local:';
 
 export interface BacktestModels {
   queue: QueueModelConfig;
@@ -53,6 +58,8 @@ export interface BacktestSink {
    * symbol (USD), both in the markets' order.
    */
   equity(timeNs: bigint, equityUsd: number, positions: readonly number[], midsUsd: readonly number[]): void;
+  /** An order the session refused before it reached the exchange (risk, or execution's own checks): its final event. */
+  denied?(event: OrderEvent): void;
   /** Every `progressEvery` events and at the end. */
   progress?(events: number, timeNs: bigint): void;
 }
@@ -65,7 +72,10 @@ export interface BacktestOptions {
    * Starts the trading session on the simulated venue with the backtest's key (the composition root passes startTrading
    * with the v1 dialect, deterministic signing and the config's strategies, risk and execution).
    */
-  startSession: (venue: Venue, key: Keypair) => Promise<{ stop(opts: { deadlineMs: number }): Promise<unknown> }>;
+  startSession: (
+    venue: Venue,
+    key: Keypair,
+  ) => Promise<{ stop(opts: { deadlineMs: number }): Promise<unknown>; execution: { events$(): Observable<OrderEvent> } }>;
   collateralUsd: number;
   models: BacktestModels;
   seed: number;
@@ -199,6 +209,9 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   });
   const exchange = venue.exchange;
   const session = await opts.startSession(venue, key);
+  const denials = session.execution.events$().subscribe((e) => {
+    if (e.orderId.startsWith(LOCAL_ID_PREFIX) && TERMINAL_STATUSES.has(e.status)) opts.sink.denied?.(e);
+  });
 
   const drain = async (level: number) => {
     if (level === DRAIN_MICROTASKS) for (let i = 0; i < MICROTASK_TURNS; i++) await undefined;
@@ -255,6 +268,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     await drain(time.runNext(next));
   }
   await stopping;
+  denials.unsubscribe();
   exchange.finish();
   opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions(), mids());
   const qs = exchange.st.quoteScale;
