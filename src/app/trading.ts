@@ -60,6 +60,11 @@ export interface TradingOptions<V extends Venue = Venue> {
    * signatures from the node:crypto key. Both verify alike; one-off actions are always deterministic.
    */
   signing?: SigningMode;
+  /**
+   * Signs execution's batches instead of `key` (and `signing` is ignored): the backtest's signer, since the simulated
+   * venue verifies nothing. Its public key must be the key's.
+   */
+  signer?: MessageSigner;
   /** With `precomputed`: the commitment pool to draw from (commitments are key-independent; the daemon shares one). Default: the session's own. */
   commitments?: CommitmentPool;
   metrics?: ExecutionMetrics;
@@ -190,11 +195,11 @@ async function openSession<V extends Venue>(opts: TradingOptions<V>, held: Held)
   }));
   const risk = createRiskGate(riskConfig(opts.risk), view, clock);
   const denials = new DenialCounter({ log: logger, ...(opts.denialLogIntervalMs !== undefined && { logIntervalMs: opts.denialLogIntervalMs }) });
-  const precomputed = opts.signing !== 'deterministic';
+  const precomputed = opts.signer === undefined && opts.signing !== 'deterministic';
   const ownCommitments = (held.ownCommitments = precomputed && !opts.commitments ? commitmentPool(logger) : undefined);
   const commitments = precomputed ? (opts.commitments ?? ownCommitments) : undefined;
   await commitments?.whenFilled();
-  const signer = commitments ? opts.key.presigner(commitments) : opts.key;
+  const signer = opts.signer ?? (commitments ? opts.key.presigner(commitments) : opts.key);
   execution = new Execution({
     codec: codecFor(opts.dialect),
     key: signer,

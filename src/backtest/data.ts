@@ -8,6 +8,8 @@ import type { RecordedEvent, RecordedMarket, RecordingReader } from './recording
 export interface Recordings {
   readonly markets: readonly RecordedMarket[];
   readonly events: Iterable<RecordedEvent>;
+  /** The share of the files' bytes read so far (0..1), or undefined when a reader does not tell its size. */
+  fractionRead(): number | undefined;
 }
 
 /** Opens every file's header at once (so a bad file fails before the replay) and chains their events. */
@@ -29,6 +31,16 @@ export function openRecordings(paths: readonly string[], open: (path: string) =>
   }
   return {
     markets: [...markets.values()],
+    fractionRead: () => {
+      let total = 0;
+      let read = 0;
+      for (const { reader } of readers) {
+        if (reader.sizeBytes === undefined) return undefined;
+        total += reader.sizeBytes;
+        read += Math.min(reader.readBytes ?? 0, reader.sizeBytes);
+      }
+      return total > 0 ? read / total : undefined;
+    },
     events: {
       *[Symbol.iterator]() {
         let lastNs = -1n;

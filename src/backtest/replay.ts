@@ -7,7 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Observable } from 'rxjs';
 import type { Fill } from '../core/account-data.js';
-import type { IntentRef, OrderEvent } from '../core/intent.js';
+import { type IntentRef, type OrderEvent, TERMINAL_STATUSES } from '../core/intent.js';
 import { ConfigError } from '../core/errors.js';
 import type { MarketRules } from '../core/market-data.js';
 import { createHash } from 'node:crypto';
@@ -28,6 +28,9 @@ import { Prng } from '../venue-sim/engine/ids.js';
  * flushes on a microtask); the third is slack. Settled promises (answers, queries) get a whole event-loop turn instead.
  */
 const MICROTASK_TURNS = 3;
+
+/** Execution's id of an order that never reached the wire (`local:<key>`). */
+const LOCAL_ID_PREFIX = 'local:';
 
 export interface BacktestModels {
   queue: QueueModelConfig;
@@ -65,6 +68,8 @@ export interface BacktestSink {
    * symbol (USD), both in the markets' order.
    */
   equity(timeNs: bigint, equityUsd: number, positions: readonly number[], midsUsd: readonly number[]): void;
+  /** An order the session refused before it reached the exchange (risk, or execution's own checks): its final event. */
+  denied?(event: OrderEvent): void;
   /** Every `progressEvery` events and at the end. */
   progress?(events: number, timeNs: bigint): void;
 }
@@ -220,7 +225,10 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   /** The origin of each order the bot sent (its id is known at signing, before the exchange sees it) until it ends. */
   const origins = new Map<string, OrderOrigin>();
   const originEvents = session.execution.events$().subscribe((e) => {
-    if (e.status === 'pendingNew' && !e.orderId.startsWith('local:')) origins.set(e.orderId, { strategy: e.strategy, intent: e.intent });
+    if (e.status === 'pendingNew' && !e.orderId.startsWith(LOCAL_ID_PREFIX)) origins.set(e.orderId, { strategy: e.strategy, intent: e.intent });
+  });
+  const denials = session.execution.events$().subscribe((e) => {
+    if (e.orderId.startsWith(LOCAL_ID_PREFIX) && TERMINAL_STATUSES.has(e.status)) opts.sink.denied?.(e);
   });
 
   const drain = async (level: number) => {
@@ -278,6 +286,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     await drain(time.runNext(next));
   }
   await stopping;
+  denials.unsubscribe();
   exchange.finish();
   originEvents.unsubscribe();
   opts.sink.equity(time.nowNs(), exchange.equityUsd(), positions(), mids());

@@ -7,6 +7,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Fill } from '../core/account-data.js';
+import type { OrderEvent } from '../core/intent.js';
 import type { SimOrder } from './exchange.js';
 import type { BacktestResult, BacktestSink, OrderOrigin } from './replay.js';
 
@@ -92,6 +93,8 @@ export interface Summary {
   sharpe: number;
   orders: number;
   ordersFilled: number;
+  /** Orders refused before they reached the exchange (in orders.csv with their refusal, not in `orders`). */
+  ordersDenied: number;
   fillRatio: number;
   statuses: Record<string, number>;
   trades: number;
@@ -113,6 +116,7 @@ export interface Summary {
 export class SummaryMeter implements BacktestSink {
   private ordersTotal = 0;
   private ordersFilled = 0;
+  private ordersDenied = 0;
   private makerTrades = 0;
   private readonly statuses: Record<string, number> = {};
   private peak = 0;
@@ -126,6 +130,10 @@ export class SummaryMeter implements BacktestSink {
     this.ordersTotal++;
     if (o.filledLots > 0) this.ordersFilled++;
     this.statuses[o.status] = (this.statuses[o.status] ?? 0) + 1;
+  }
+
+  denied(): void {
+    this.ordersDenied++;
   }
 
   fill(f: Fill): void {
@@ -160,6 +168,7 @@ export class SummaryMeter implements BacktestSink {
       sharpe: round(std > 0 ? (mean / std) * Math.sqrt(YEAR_MS / run.equityIntervalMs) : 0, 6),
       orders: this.ordersTotal,
       ordersFilled: this.ordersFilled,
+      ordersDenied: this.ordersDenied,
       fillRatio: round(this.ordersTotal > 0 ? this.ordersFilled / this.ordersTotal : 0, 6),
       statuses: Object.fromEntries(Object.entries(this.statuses).sort(([a], [b]) => (a < b ? -1 : 1))),
       trades: result.fills,
@@ -205,6 +214,7 @@ export class ResultsWriter implements BacktestSink {
       'type',
       'tif',
       'price',
+      'trigger_price',
       'size',
       'reduce_only',
       'status',
@@ -245,6 +255,7 @@ export class ResultsWriter implements BacktestSink {
       o.kind,
       o.tif,
       o.price,
+      o.triggerTicks > 0 ? o.m.price(o.triggerTicks) : '',
       o.size,
       o.reduceOnly,
       o.status,
@@ -258,6 +269,34 @@ export class ResultsWriter implements BacktestSink {
       origin?.intent?.leg,
       origin?.intent?.dataTimeMs,
       o.aheadAtRest,
+    ]);
+  }
+
+  /** A row for an order refused before it reached the exchange: its local id, the refusal as status and reason. */
+  denied(e: OrderEvent): void {
+    this.meter.denied();
+    const ns = BigInt(e.timeMs) * 1_000_000n;
+    this.orders.row([
+      e.orderId,
+      e.symbol,
+      e.side,
+      '',
+      '',
+      e.price,
+      '',
+      e.size,
+      '',
+      e.status,
+      e.reason,
+      0,
+      '',
+      ns,
+      ns,
+      e.strategy,
+      e.intent?.seq,
+      e.intent?.leg,
+      e.intent?.dataTimeMs,
+      '',
     ]);
   }
 

@@ -1,21 +1,21 @@
 // The simulated venue: the venue port over the simulated exchange and its time (a replay's, or real time when paper trading), so the unchanged session code trades
 // a recording. Market data reaches the bot after the feed latency, signed actions reach the exchange after the order-entry
 // latency, and answers and account updates come back after the response latency.
-// Invariants: v1 dialect; requests are decoded with the protocol's own request schema and order-id derivation (no second
-// parser); each stream (feed, account, answers) delivers in the order it was produced; no socket, and no timer beyond
-// the SimTime it is given (virtual time in a backtest, the machine's in paper trading).
+// Invariants: v1 dialect; a request encoded in this process by the v1 codec is read from its encoded action (what its
+// body carries), any other is decoded with the protocol's request schema; order ids are the request's own (the
+// protocol's derivation; no second parser); each stream (feed, account, answers) delivers in the order it was produced;
+// no socket, and no timer beyond the SimTime it is given (virtual time in a backtest, the machine's in paper trading).
 
 import { BehaviorSubject, concat, defer, EMPTY, NEVER, type Observable, of, Subject } from 'rxjs';
 import type { AccountUpdate, ClosedOrder, Fill, VenueOrder } from '../core/account-data.js';
 import { ValidationError } from '../core/errors.js';
 import { parseJson } from '../core/json.js';
 import { silentLogger, type Logger } from '../core/logger.js';
-import type { BookUpdate, MarketRules, Ticker, Trade } from '../core/market-data.js';
+import type { BookLevel, BookUpdate, MarketRules, Ticker, Trade } from '../core/market-data.js';
 import { parse } from '../core/schema.js';
-import { decodeKey32 } from '../protocol/pubkey.js';
 import type { SignedRequest } from '../protocol/sign.js';
 import { requestBodySchemas } from '../protocol/v1/actions.js';
-import { orderIdsOf } from '../protocol/v1/order-id.js';
+import { encodedAction } from '../protocol/v1/codec.js';
 import type { AccountDataSource, MarketDataSource, StreamHealth, SubmitHooks, SubmitOutcome, Venue } from '../venue/port.js';
 import { SimExchange, type ExchangeOptions, type ExchangeSink, type SimOrder } from './exchange.js';
 import type { Latency } from './models.js';
@@ -44,6 +44,15 @@ export interface SimVenueOptions extends Omit<ExchangeOptions, 'account'> {
 /** When a delivery runs bot code: its microtasks (1) or, after a promise is settled, the whole pending chain (2) must run before time moves. */
 export const DRAIN_MICROTASKS = 1;
 export const DRAIN_ALL = 2;
+
+interface PendingBook {
+  readonly symbol: string;
+  readonly atNs: number;
+  readonly update: BookUpdate;
+  /** The levels and time once later deltas joined `update`. */
+  joined: { bids: BookLevel[]; asks: BookLevel[]; venueTimeMs: number } | undefined;
+  sent: boolean;
+}
 
 /** One market stream of the bot: a subject the replay feeds, filtered per symbol by the port. */
 class Streams {
@@ -89,13 +98,15 @@ export class SimVenue implements Venue {
   /** Feed delivery time of the recorded event being applied (undefined outside one: own changes draw a feed latency). */
   private currentFeedAtNs: number | undefined;
   private closed = false;
+  /** The bot's book update queued last, while no other feed item was queued after it: a delta at its time joins it. */
+  private pendingBook: PendingBook | undefined;
 
   constructor(private readonly opts: SimVenueOptions) {
     this.time = this.clock = this.scheduler = opts.time;
     this.logger = opts.logger ?? silentLogger;
     this.exchange = new SimExchange(opts, {
       account: (u) => this.queueAccount(u),
-      book: (u) => this.queueFeed(u.symbol, this.streams.books, u),
+      book: (u) => this.queueBook(u),
       orderDone: (o) => this.orderDone(o),
       fill: (f, queueAheadBase) => {
         this.fillLog.push(f);
@@ -117,7 +128,7 @@ export class SimVenue implements Venue {
         ),
       resyncBook: (symbol) => {
         const view = this.exchange.bookView(symbol, Number.POSITIVE_INFINITY, time.nowMs());
-        if (view !== undefined) this.queueFeed(symbol, streams.books, view);
+        if (view !== undefined) this.queueBook(view);
       },
       bookSnapshot: (symbol, levels) => {
         const view = this.exchange.bookView(symbol, levels, time.nowMs());
@@ -180,9 +191,47 @@ export class SimVenue implements Venue {
     const time = this.time;
     const at = Math.max(this.feedAtNs, this.currentFeedAtNs ?? time.nowRelNs + this.opts.feed());
     this.feedAtNs = at;
+    this.pendingBook = undefined;
     if (subject === undefined || !subject.observed || this.closed) return;
-    const stamped = 'arrivalNs' in value;
-    time.at(at, () => subject.next(stamped ? { ...value, arrivalNs: time.nowNs() } : value), DRAIN_MICROTASKS);
+    time.at(at, () => subject.next(value), DRAIN_MICROTASKS);
+  }
+
+  /**
+   * Queues a change of the bot's book. Book deltas of one symbol that reach the bot at the same instant, with nothing
+   * else of the feed between them, reach it as one delta (their levels in order: the last size of a level wins).
+   */
+  private queueBook(update: BookUpdate): void {
+    const time = this.time;
+    const at = Math.max(this.feedAtNs, this.currentFeedAtNs ?? time.nowRelNs + this.opts.feed());
+    this.feedAtNs = at;
+    const pending = this.pendingBook;
+    if (
+      pending !== undefined &&
+      !pending.sent &&
+      pending.atNs === at &&
+      pending.symbol === update.symbol &&
+      update.kind === 'delta' &&
+      pending.update.kind === 'delta'
+    ) {
+      pending.joined ??= { bids: [...pending.update.bids], asks: [...pending.update.asks], venueTimeMs: 0 };
+      for (const l of update.bids) pending.joined.bids.push(l);
+      for (const l of update.asks) pending.joined.asks.push(l);
+      pending.joined.venueTimeMs = update.venueTimeMs;
+      return;
+    }
+    this.pendingBook = undefined;
+    const subject = this.streams.books.get(update.symbol);
+    if (subject === undefined || !subject.observed || this.closed) return;
+    const entry: PendingBook = { symbol: update.symbol, atNs: at, update, joined: undefined, sent: false };
+    this.pendingBook = entry;
+    time.at(
+      at,
+      () => {
+        entry.sent = true;
+        subject.next({ ...entry.update, ...entry.joined, arrivalNs: time.nowNs() });
+      },
+      DRAIN_MICROTASKS,
+    );
   }
 
   private queueAccount(update: AccountUpdate): void {
@@ -223,9 +272,9 @@ export class SimVenue implements Venue {
     this.requests++;
     let decoded: { items: Parameters<SimExchange['submit']>[0]; ids: (string | null)[] };
     try {
-      const body = parse(requestBodySchemas.order, parseJson(request.bodyText), 'body');
-      const { nonce, ...action } = body.action;
-      decoded = { items: action.orders, ids: orderIdsOf(action, decodeKey32(body.account, 'account'), nonce) };
+      const own = request.encoded === undefined ? undefined : encodedAction(request.encoded);
+      const items = own?.type === 'order' ? own.orders : parse(requestBodySchemas.order, parseJson(request.bodyText), 'body').action.orders;
+      decoded = { items, ids: request.encoded.orderIds };
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
       return Promise.resolve({ outcome: 'rejected', reason, httpStatus: 400, code: 'INVALID_REQUEST', retryAfterMs: undefined });

@@ -74,12 +74,15 @@ export function fromBacktest(dir: string): ReportData {
     feeUsd: Number(t.fee_usd),
     timeNs: BigInt(t.time_ns!),
   }));
-  const reportOrders: ReportOrder[] = orders.map((o) => ({
-    strategy: BACKTEST_STRATEGIES,
-    symbol: o.symbol!,
-    firstNs: BigInt(o.created_ns!),
-    filled: Number(o.filled_size) > 0,
-  }));
+  // Orders refused before the exchange (local ids) never had a chance to fill: the fill ratio is over the others.
+  const reportOrders: ReportOrder[] = orders
+    .filter((o) => !o.order_id!.startsWith('local:'))
+    .map((o) => ({
+      strategy: BACKTEST_STRATEGIES,
+      symbol: o.symbol!,
+      firstNs: BigInt(o.created_ns!),
+      filled: Number(o.filled_size) > 0,
+    }));
   const rows = buildReport(
     reportFills,
     funding.map((f) => ({ account: s.account, epoch: null, symbol: f.symbol!, amountUsd: Number(f.amount_usd), timeNs: BigInt(f.time_ns!) })),

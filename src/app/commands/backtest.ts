@@ -12,6 +12,7 @@ import type { RecordingReader } from '../../backtest/recording/events.js';
 import { readRecording } from '../../backtest/recording/reader.js';
 import { type BacktestOptions, runBacktest, singleAccount } from '../../backtest/replay.js';
 import { ResultsWriter, type Summary } from '../../backtest/results.js';
+import { unverifiedSigner } from '../../backtest/signer.js';
 import { ConfigError } from '../../core/errors.js';
 import { fromBacktest, renderReport } from '../../report/index.js';
 import { MemoryNonceStore } from '../../protocol/nonce.js';
@@ -19,6 +20,7 @@ import { parseCommand, UsageError } from '../args.js';
 import { checkDaemonConfig, type DaemonConfig } from '../config/index.js';
 import type { LoadedStrategy } from '../../strategy/loader.js';
 import { startTrading } from '../trading.js';
+import { progressReporter } from './progress.js';
 import { stopOnSignals } from './stop-signals.js';
 import { formatTable } from './table.js';
 
@@ -67,7 +69,7 @@ export async function backtest(argv: string[], out: (line: string) => void, open
   const data = openRecordings(dataFiles, open);
   const symbols = data.markets.map((m) => m.symbol);
 
-  const progress = progressReporter();
+  const progress = progressReporter({ stream: process.stderr, fraction: data.fractionRead });
   const writer = new ResultsWriter(dir, symbols, progress.line);
   const stop = stopOnSignals(['SIGINT'], 'stopping: the results so far are written (partial)');
   let summary: Summary;
@@ -134,7 +136,7 @@ export function backtestOptions(
         strategies,
         risk: config.risk,
         execution: { maxBatchItems: config.execution.maxBatchItems },
-        signing: 'deterministic',
+        signer: unverifiedSigner(key.publicKey),
       }),
     models: { queue: bt.queue, feed: bt.latency.feed, entry: bt.latency.entry, response: bt.latency.response },
     defaults: { makerFeeRate: bt.makerFeeRate, takerFeeRate: bt.takerFeeRate, fundingIntervalMs: bt.fundingIntervalMs },
@@ -158,24 +160,4 @@ function summaryTable(s: Summary, dir: string): string {
     { metric: 'events', value: s.data.events },
   ];
   return `${s.partial ? 'PARTIAL backtest (stopped early)' : 'backtest'}: results in ${dir}\n${formatTable(rows)}`;
-}
-
-const SPINNER = ['|', '/', '-', '\\'];
-
-/** Progress on stderr: one line rewritten in place on a terminal, a plain line per report otherwise (wall time only here). */
-function progressReporter(): { line: (events: number, timeNs: bigint) => void; done: () => void } {
-  const tty = process.stderr.isTTY === true;
-  const startMs = performance.now();
-  let shown = false;
-  let turn = 0;
-  const line = (events: number, timeNs: bigint) => {
-    const at = new Date(Number(timeNs / 1_000_000n)).toISOString();
-    const rate = Math.round(events / Math.max(0.001, (performance.now() - startMs) / 1000));
-    const text = `replayed ${events.toLocaleString('en-US')} events, data time ${at}, ${rate.toLocaleString('en-US')} events/s`;
-    if (tty) {
-      process.stderr.write(`\r${SPINNER[turn++ % SPINNER.length]} ${text}`);
-      shown = true;
-    } else process.stderr.write(`${text}\n`);
-  };
-  return { line, done: () => shown && process.stderr.write('\n') };
 }

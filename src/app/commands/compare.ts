@@ -140,6 +140,7 @@ export async function compareLive(opts: CompareOptions): Promise<CompareReport> 
           simFills.push({ ...f, timeNs: f.venueTimeNs, queueAheadBase });
         },
         funding: (symbol, amountUsd, rate, timeNs) => writer.funding(symbol, amountUsd, rate, timeNs),
+        denied: (e) => writer.denied(e),
         equity: (timeNs, equityUsd, positions, midsUsd) => writer.equity(timeNs, equityUsd, positions, midsUsd),
       },
     });

@@ -49,4 +49,7 @@ export interface RecordingReader {
   events(): IterableIterator<RecordedEvent>;
   /** Bytes at the end of the file dropped as an incomplete or damaged last block; set when events() has finished. */
   readonly droppedTailBytes: number;
+  /** For progress: the file's size and the bytes of it read so far by events() (absent when the source has no size). */
+  readonly sizeBytes?: number;
+  readonly readBytes?: number;
 }

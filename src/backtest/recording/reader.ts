@@ -60,18 +60,29 @@ function nextWholeBlock(fd: number, from: number, size: number): number | undefi
 
 class FileRecording implements RecordingReader {
   droppedTailBytes = 0;
+  /** The block being read: where it starts and ends (bytes), its events and how many were handed out. */
+  private block = { start: 0, end: 0, events: 0, read: 0 };
 
   constructor(
     private readonly path: string,
     readonly header: RecordingHeader,
     private readonly dataOffset: number,
+    public sizeBytes: number,
   ) {}
+
+  /** Bytes read so far, the current block's counted by the share of its events handed out. */
+  get readBytes(): number {
+    const b = this.block;
+    return b.events > 0 ? b.start + ((b.end - b.start) * b.read) / b.events : b.start;
+  }
 
   *events(): IterableIterator<RecordedEvent> {
     const { path } = this;
     const fd = openSync(path, 'r');
     try {
       const size = fstatSync(fd).size;
+      this.sizeBytes = size;
+      const block = (this.block = { start: 0, end: 0, events: 0, read: 0 });
       const decoder = new BlockDecoder(this.header.markets.map((m) => m.symbol));
       const frameBytes = Buffer.allocUnsafe(FRAME_BYTES);
       let payload = Buffer.allocUnsafe(0);
@@ -85,19 +96,30 @@ class FileRecording implements RecordingReader {
           readAt(fd, body, offset + FRAME_BYTES);
           if (crcMatches(frameBytes, body)) {
             decoder.start(this.inflate(frame, body, offset), frame.eventCount, frame.baseRecvNs);
+            block.start = offset;
+            block.end = end;
+            block.events = frame.eventCount;
+            block.read = 0;
             try {
-              for (let e = decoder.next(); e !== undefined; e = decoder.next()) yield e;
+              for (let e = decoder.next(); e !== undefined; e = decoder.next()) {
+                block.read++;
+                yield e;
+              }
             } catch (err) {
               if (err instanceof RecordingError) throw new RecordingError(`${path}: block at byte ${offset}: ${err.message}`, { cause: err });
               throw err;
             }
             offset = end;
+            block.start = end;
+            block.events = 0;
             continue;
           }
         }
         const next = nextWholeBlock(fd, offset + 1, size);
         if (next !== undefined) throw new RecordingError(`${path}: damaged block at byte ${offset} (the next whole block starts at byte ${next})`);
         this.droppedTailBytes = size - offset;
+        block.start = size;
+        block.events = 0;
         return;
       }
     } finally {
@@ -150,7 +172,7 @@ export function readRecording(path: string): RecordingReader {
     } catch (e) {
       throw new RecordingError(`${path}: the header is not JSON: ${(e as Error).message}`, { cause: e });
     }
-    return new FileRecording(path, checkHeader(json, path), PREAMBLE_BYTES + FRAME_BYTES + found.payload.length);
+    return new FileRecording(path, checkHeader(json, path), PREAMBLE_BYTES + FRAME_BYTES + found.payload.length, size);
   } finally {
     closeSync(fd);
   }

@@ -30,7 +30,7 @@ class V1Encoded implements Encoded {
 
   constructor(
     readonly message: Uint8Array,
-    private readonly action: Action,
+    readonly action: Action,
     private readonly account: Uint8Array,
     private readonly input: EncodeInput,
   ) {}
@@ -60,6 +60,14 @@ class V1Encoded implements Encoded {
     const head = (this.action.type === 'oracle' ? stringifyJson : JSON.stringify)(this.action).slice(0, -1);
     return `{"action":${head},"nonce":${nonce}},"account":${JSON.stringify(account)},"signer":${JSON.stringify(signer)},"signature":${JSON.stringify(signature)}}`;
   }
+}
+
+/**
+ * The action (without its `nonce` field) of a request this codec encoded in this process: what its body carries, without
+ * parsing it again (the backtest's simulated venue); undefined for any other Encoded.
+ */
+export function encodedAction(encoded: Encoded): Action | undefined {
+  return encoded instanceof V1Encoded ? encoded.action : undefined;
 }
 
 /** The request of a validated `action` (its own `nonce` field already removed). */

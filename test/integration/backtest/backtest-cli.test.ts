@@ -59,7 +59,7 @@ describe('perpbot backtest', () => {
     const orders = readFileSync(join(dir, 'a', 'orders.csv'), 'utf8')
       .trim()
       .split('\n');
-    expect(orders).toHaveLength(summary.orders + 1);
+    expect(orders).toHaveLength(summary.orders + summary.ordersDenied + 1);
     const html = readFileSync(join(dir, 'a', 'report.html'), 'utf8');
     expect(html).toContain('<title>Backtest, seed 9</title>');
     expect(html).toContain(`${summary.ordersFilled} of ${summary.orders} orders had a fill`);

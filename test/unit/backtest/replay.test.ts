@@ -14,7 +14,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function run(seed: number) {
+async function run(seed: number, risk?: Parameters<typeof startTrading>[0]['risk']) {
   const dir = mkdtempSync(join(tmpdir(), 'perpbot-bt-'));
   dirs.push(dir);
   const strategies = await loadStrategies([
@@ -35,6 +35,7 @@ async function run(seed: number) {
         nonceStore: new MemoryNonceStore(),
         strategies,
         signing: 'deterministic',
+        ...(risk && { risk }),
       })),
     collateralUsd: 100_000,
     models: {
@@ -74,5 +75,16 @@ describe('runBacktest', () => {
     expect(Object.keys(files(a.dir)).sort()).toEqual(['equity.csv', 'funding.csv', 'orders.csv', 'summary.json', 'trades.csv']);
     expect(files(b.dir)).toEqual(files(a.dir));
     expect(files(c.dir)['orders.csv']).not.toEqual(files(a.dir)['orders.csv']);
+  }, 120_000);
+
+  it('writes the orders risk refused to orders.csv with their local id and refusal; they never reach the exchange', async () => {
+    const { dir, summary } = await run(1, { maxOrderNotionalUsd: 0.01 });
+    const rows = readFileSync(join(dir, 'orders.csv'), 'utf8').trim().split('\n');
+    expect(rows[0]).toBe('order_id,symbol,side,type,tif,price,trigger_price,size,reduce_only,status,reason,filled_size,avg_fill_price,created_ns,ended_ns');
+    expect(summary.orders).toBe(0);
+    expect(summary.ordersDenied).toBeGreaterThan(0);
+    expect(rows).toHaveLength(summary.ordersDenied + 1);
+    for (const row of rows.slice(1))
+      expect(row).toMatch(/^local:\d+,BTC-USD,(buy|sell),,,[\d.]+,,0\.01,,rejectedRiskLimit,risk MAX_ORDER_NOTIONAL: [^,]*,0,,\d+,\d+$/);
   }, 120_000);
 });

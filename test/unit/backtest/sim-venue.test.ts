@@ -119,3 +119,53 @@ describe('the simulated venue', () => {
     expect(outcome).toMatchObject({ outcome: 'rejected', httpStatus: 400 });
   });
 });
+
+describe('the bot’s book feed', () => {
+  const delta = (price: number, size: number, venueTimeMs: number) => ({
+    kind: 'book' as const,
+    recvNs: T0,
+    book: { kind: 'delta' as const, symbol: SYMBOL, bids: [{ price, size, orders: 1 }], asks: [], venueTimeMs, arrivalNs: 0n },
+  });
+
+  it('joins book deltas queued for one instant into one delta (levels in order), until that instant came or another feed item was queued', () => {
+    const s = setup();
+    const books: { atMs: number; bids: { price: number; size: number }[]; venueTimeMs: number }[] = [];
+    const trades: number[] = [];
+    s.venue.market
+      .book$(SYMBOL)
+      .subscribe((b) => books.push({ atMs: s.time.nowRelNs / MS, bids: b.bids.map(({ price, size }) => ({ price, size })), venueTimeMs: b.venueTimeMs }));
+    s.venue.market.trades$(SYMBOL).subscribe((t) => trades.push(t.price));
+    // Exchange time ms, then the time the bot receives it (ms).
+    const replay = (atMs: number, feedMs: number, e: Parameters<SimVenue['replay']>[0]) => {
+      s.runTo(atMs);
+      s.venue.replay(e, feedMs * MS);
+    };
+    replay(0, 0, { ...delta(99, 1, 1), book: { ...delta(99, 1, 1).book, kind: 'snapshot', asks: [{ price: 101, size: 1, orders: 1 }] } });
+    replay(0, 1, delta(99.5, 2, 2));
+    replay(0, 1, delta(99, 3, 3));
+    replay(1, 1, delta(99.5, 4, 4));
+    replay(1, 2, delta(98, 1, 5));
+    replay(1, 2, {
+      kind: 'trade',
+      recvNs: T0,
+      trade: { symbol: SYMBOL, price: 101, size: 1, takerSide: 'buy', timeMs: 5, maker: '', taker: '', liquidation: false },
+    });
+    replay(1, 2, delta(97, 1, 6));
+    s.runTo(10);
+    expect(books).toEqual([
+      { atMs: 0, bids: [{ price: 99, size: 1 }], venueTimeMs: 1 },
+      {
+        atMs: 1,
+        bids: [
+          { price: 99.5, size: 2 },
+          { price: 99, size: 3 },
+        ],
+        venueTimeMs: 3,
+      },
+      { atMs: 1, bids: [{ price: 99.5, size: 4 }], venueTimeMs: 4 },
+      { atMs: 2, bids: [{ price: 98, size: 1 }], venueTimeMs: 5 },
+      { atMs: 2, bids: [{ price: 97, size: 1 }], venueTimeMs: 6 },
+    ]);
+    expect(trades).toEqual([101]);
+  });
+});
