@@ -80,11 +80,13 @@ describe('runBacktest', () => {
   it('writes the orders risk refused to orders.csv with their local id and refusal; they never reach the exchange', async () => {
     const { dir, summary } = await run(1, { maxOrderNotionalUsd: 0.01 });
     const rows = readFileSync(join(dir, 'orders.csv'), 'utf8').trim().split('\n');
-    expect(rows[0]).toBe('order_id,symbol,side,type,tif,price,trigger_price,size,reduce_only,status,reason,filled_size,avg_fill_price,created_ns,ended_ns');
+    expect(rows[0]).toBe(
+      'order_id,symbol,side,type,tif,price,trigger_price,size,reduce_only,status,reason,filled_size,avg_fill_price,created_ns,ended_ns,strategy,intent_seq,intent_leg,intent_data_ms,queue_ahead_base',
+    );
     expect(summary.orders).toBe(0);
     expect(summary.ordersDenied).toBeGreaterThan(0);
     expect(rows).toHaveLength(summary.ordersDenied + 1);
     for (const row of rows.slice(1))
-      expect(row).toMatch(/^local:\d+,BTC-USD,(buy|sell),,,[\d.]+,,0\.01,,rejectedRiskLimit,risk MAX_ORDER_NOTIONAL: [^,]*,0,,\d+,\d+$/);
+      expect(row).toMatch(/^local:\d+,BTC-USD,(buy|sell),,,[\d.]+,,0\.01,,rejectedRiskLimit,risk MAX_ORDER_NOTIONAL: [^,]*,0,,\d+,\d+,mm,\d+,[01],\d+,$/);
   }, 120_000);
 });
