@@ -7,6 +7,7 @@ import { Observable, Subscription, timer } from 'rxjs';
 import {
   defineStrategy,
   roundToLot,
+  roundToTick,
   schema as s,
   stamp,
   symbolSchema,
@@ -35,6 +36,8 @@ export const twapParams = s.object(
     slices: withDefault(s.number({ integer: true, min: 1, max: 10_000 }), 10),
     /** Largest share of the market's volume since the start that the parent's fills may be (own fills included); absent: no cap. */
     maxParticipation: s.optional(s.number({ gt: 0, max: 1 })),
+    /** How far past the opposite best price an IOC child may trade, basis points (room for the book to move while it travels). Default 0. */
+    slippageBps: withDefault(s.number({ min: 0, max: 1_000 }), 0),
     /** Largest child, base units (the visible part of an iceberg). Default: none. */
     maxChildSize: s.optional(s.number({ gt: 0 })),
     /** IOC: each child takes the opposite best price. GTC: each child rests at the own side's best price, replaced every slice. */
@@ -61,13 +64,19 @@ export function childSize(
 }
 
 /** The child's limit price on `book`, or undefined when the book lacks the side or the limit price forbids it. */
-export function childPrice(p: Pick<TwapParams, 'side' | 'limitPrice' | 'childTif'>, book: Pick<BookView, 'bestBid' | 'bestAsk'>): number | undefined {
+export function childPrice(
+  p: Pick<TwapParams, 'side' | 'limitPrice' | 'childTif' | 'slippageBps'>,
+  book: Pick<BookView, 'bestBid' | 'bestAsk'>,
+  tickSizeUsd: number,
+): number | undefined {
   const buy = p.side === 'buy';
   const level = (p.childTif === 'IOC') === buy ? book.bestAsk() : book.bestBid();
   if (!level) return undefined;
-  if (p.limitPrice === undefined) return level.price;
-  if (p.childTif === 'IOC') return (buy ? level.price <= p.limitPrice : level.price >= p.limitPrice) ? level.price : undefined;
-  return buy ? Math.min(level.price, p.limitPrice) : Math.max(level.price, p.limitPrice);
+  if (p.childTif === 'GTC') return p.limitPrice === undefined ? level.price : buy ? Math.min(level.price, p.limitPrice) : Math.max(level.price, p.limitPrice);
+  if (p.limitPrice !== undefined && (buy ? level.price > p.limitPrice : level.price < p.limitPrice)) return undefined;
+  const reach = buy ? level.price * (1 + p.slippageBps / 10_000) : level.price * (1 - p.slippageBps / 10_000);
+  const price = p.slippageBps > 0 ? roundToTick(reach, tickSizeUsd, buy ? 'down' : 'up') : level.price;
+  return p.limitPrice === undefined ? price : buy ? Math.min(price, p.limitPrice) : Math.max(price, p.limitPrice);
 }
 
 /** Fills whose order is not known yet are kept this many at most (a fill may arrive before its order's event). */
@@ -136,7 +145,7 @@ export default defineStrategy({
         }
         if (!book || (p.childTif === 'IOC' && inFlight !== undefined)) return;
         const size = childSize(p, k, filled, marketVolume, rules);
-        const price = childPrice(p, book);
+        const price = childPrice(p, book, rules.tickSizeUsd);
         last = stamp(book);
         if (size <= 0 || price === undefined || (!p.reduceOnly && price * size < rules.minNotionalUsd)) {
           if (p.childTif === 'GTC') out.next({ kind: 'quoteSet', symbol: p.symbol, quotes: [], ...last });

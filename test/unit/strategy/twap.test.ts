@@ -55,13 +55,21 @@ describe('twap slicing', () => {
   });
 
   it('prices a child at the touch, never past the limit price', () => {
-    expect(childPrice(params(), top)).toBe(100_010);
-    expect(childPrice(params({ limitPrice: 100_000 }), top)).toBeUndefined();
-    expect(childPrice(params({ childTif: 'GTC' }), top)).toBe(99_990);
-    expect(childPrice(params({ childTif: 'GTC', limitPrice: 99_980 }), top)).toBe(99_980);
-    expect(childPrice(params({ side: 'sell', limitPrice: 99_990 }), top)).toBe(99_990);
-    expect(childPrice(params({ side: 'sell', childTif: 'GTC', limitPrice: 100_020 }), top)).toBe(100_020);
-    expect(childPrice(params(), book([], [], 1))).toBeUndefined();
+    expect(childPrice(params(), top, 1)).toBe(100_010);
+    expect(childPrice(params({ limitPrice: 100_000 }), top, 1)).toBeUndefined();
+    expect(childPrice(params({ childTif: 'GTC' }), top, 1)).toBe(99_990);
+    expect(childPrice(params({ childTif: 'GTC', limitPrice: 99_980 }), top, 1)).toBe(99_980);
+    expect(childPrice(params({ side: 'sell', limitPrice: 99_990 }), top, 1)).toBe(99_990);
+    expect(childPrice(params({ side: 'sell', childTif: 'GTC', limitPrice: 100_020 }), top, 1)).toBe(100_020);
+    expect(childPrice(params(), book([], [], 1), 1)).toBeUndefined();
+  });
+
+  it('an IOC child with slippageBps reaches that far past the touch, on the tick grid and never past the limit price', () => {
+    expect(childPrice(params({ slippageBps: 10 }), top, 1)).toBe(100_110);
+    expect(childPrice(params({ side: 'sell', slippageBps: 10 }), top, 1)).toBe(99_891);
+    expect(childPrice(params({ slippageBps: 10 }), top, 7)).toBe(100_107);
+    expect(childPrice(params({ slippageBps: 10, limitPrice: 100_050 }), top, 1)).toBe(100_050);
+    expect(childPrice(params({ childTif: 'GTC', slippageBps: 10 }), top, 1)).toBe(99_990);
   });
 });
 
