@@ -21,7 +21,8 @@ const FILL_RATIO_COLUMNS = 40;
 
 const usd = (v: number) => v.toFixed(2);
 
-function table(head: readonly string[], rows: readonly (readonly string[])[], numeric: readonly boolean[]): string {
+/** An HTML table of text cells (escaped); `numeric[i]` right-aligns column i. */
+export function table(head: readonly string[], rows: readonly (readonly string[])[], numeric: readonly boolean[]): string {
   const cell = (tag: string, text: string, i: number) => `<${tag}${numeric[i] ? ' class="num"' : ''}>${escapeHtml(text)}</${tag}>`;
   return `<table><thead><tr>${head.map((h, i) => cell('th', h, i)).join('')}</tr></thead><tbody>${rows
     .map((r) => `<tr>${r.map((c, i) => cell('td', c, i)).join('')}</tr>`)
@@ -229,15 +230,23 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-i
 
 /** The page for `data` with `sections` (default DEFAULT_SECTIONS), as one self-contained HTML document. */
 export function renderReport(data: ReportData, sections: readonly SectionBuilder[] = DEFAULT_SECTIONS): string {
-  const built = sections.map((build) => build(data)).filter((s): s is ReportSection => s !== undefined);
+  return renderPage(
+    data.title,
+    data.subtitle,
+    sections.map((build) => build(data)).filter((s): s is ReportSection => s !== undefined),
+  );
+}
+
+/** A self-contained page of built sections under a title (the report's shell: style, policy, navigation, hover script). */
+export function renderPage(title: string, subtitle: string, sections: readonly ReportSection[]): string {
   const id = (i: number) => `s${i + 1}`;
-  const nav = built.map((s, i) => `<a href="#${id(i)}">${escapeHtml(s.title)}</a>`).join('');
-  const body = built.map((s, i) => `<section id="${id(i)}"><h2>${escapeHtml(s.title)}</h2>${s.html}</section>`).join('\n');
+  const nav = sections.map((s, i) => `<a href="#${id(i)}">${escapeHtml(s.title)}</a>`).join('');
+  const body = sections.map((s, i) => `<section id="${id(i)}"><h2>${escapeHtml(s.title)}</h2>${s.html}</section>`).join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
-<title>${escapeHtml(data.title)}</title><style>${CSS}</style></head>
-<body><header><h1>${escapeHtml(data.title)}</h1><p>${escapeHtml(data.subtitle)}</p><nav>${nav}</nav></header>
+<title>${escapeHtml(title)}</title><style>${CSS}</style></head>
+<body><header><h1>${escapeHtml(title)}</h1><p>${escapeHtml(subtitle)}</p><nav>${nav}</nav></header>
 ${body}
 <div class="tip"></div><script>${SCRIPT}</script></body></html>
 `;

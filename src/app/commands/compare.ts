@@ -1,7 +1,8 @@
 // `perpbot compare --journal FILE --recording FILE [--config FILE] [--seed N] [--out DIR]`: backtests the daemon config
 // over the recording the daemon made while trading live and compares the result with the journal, order by order.
-// Invariants: the journal is only read (it must exist); the output folder holds the backtest's files and compare.json,
-// whose comparison is the plain structure compareRuns returns (any report can render it).
+// Invariants: the journal is only read (it must exist); the output folder holds the backtest's files, compare.json and
+// report.html (the backtest's report opening with the comparison); compare.json's comparison is the plain structure
+// compareRuns returns.
 
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { readRecording } from '../../backtest/recording/reader.js';
 import { runBacktest } from '../../backtest/replay.js';
 import { ResultsWriter, type RunDescription } from '../../backtest/results.js';
 import { stringifyJson } from '../../core/json.js';
+import { compareSection, DEFAULT_SECTIONS, fromBacktest, renderReport } from '../../report/index.js';
 import { Journal } from '../../store/index.js';
 import { parseCommand, UsageError } from '../args.js';
 import { checkDaemonConfig } from '../config/index.js';
@@ -29,7 +31,7 @@ from (the same in the recording), its place in the strategy's intent sequence, a
   --recording  the recording the daemon wrote while trading (record.out)
   --config     the daemon config it ran with (default config/default.yaml)
   --seed       seed of the backtest (default 1)
-  --out        output directory (default results/compare): the backtest's files and compare.json
+  --out        output directory (default results/compare): the backtest's files, compare.json and report.html
 
 Prints matched, live-only and simulated-only orders and fills, the time, price and queue-ahead
 differences of the matched fills, a fill-probability calibration table by queue ahead, and the
@@ -173,6 +175,7 @@ export async function compareLive(opts: CompareOptions): Promise<CompareReport> 
       comparison,
     };
     writeFileSync(join(opts.out, 'compare.json'), `${stringifyJson(report, 2)}\n`);
+    writeFileSync(join(opts.out, 'report.html'), renderReport(fromBacktest(opts.out), [compareSection(comparison), ...DEFAULT_SECTIONS]));
     return report;
   } finally {
     journal.close();

@@ -10,6 +10,7 @@ import type { Summary } from '../../backtest/results.js';
 import { ConfigError } from '../../core/errors.js';
 import { type Grid, gridSize, type Shard } from './grid.js';
 import { heatmapSvg } from './heatmap.js';
+import { sweepPage } from './page.js';
 import { type Metric, rankRows, tableCsv, tableJson } from './table.js';
 
 /** sweep.json: identifies a sweep; files are named by content, so a sweep moved to other paths is still the same. */
@@ -89,11 +90,12 @@ export function appendPoint(dir: string, point: number, result: PointResult): vo
   appendFileSync(join(dir, RESULTS), `${JSON.stringify({ point, ...result })}\n`);
 }
 
-/** Writes results.csv, results.json and (for two keys) heatmap.svg from the finished points. */
+/** Writes results.csv, results.json, report.html and (for two keys) heatmap.svg from the finished points. */
 export function writeTables(dir: string, grid: Grid, done: ReadonlyMap<number, PointResult>, metric: Metric, points: number): void {
   const rows = rankRows(grid, done, metric);
   writeFileSync(join(dir, 'results.csv'), tableCsv(grid, rows));
   writeFileSync(join(dir, 'results.json'), tableJson(grid, rows, metric, points));
+  writeFileSync(join(dir, 'report.html'), sweepPage(grid, rows, metric, points));
   if (grid.keys.length === 2) writeFileSync(join(dir, 'heatmap.svg'), heatmapSvg(grid, rows, metric));
 }
 

@@ -49,6 +49,12 @@ describe('perpbot compare (live on the local venue versus the backtest of its re
     expect(JSON.parse(readFileSync(join(dir, 'compare', 'compare.json'), 'utf8')).comparison.orders.matched).toBe(c.orders.matched);
     expect(readFileSync(join(dir, 'compare', 'orders.csv'), 'utf8').split('\n')[0]).toMatch(/,strategy,intent_seq,intent_leg,intent_data_ms,queue_ahead_base$/);
     expect(readFileSync(join(dir, 'compare', 'trades.csv'), 'utf8').split('\n')[0]).toMatch(/,queue_ahead_base$/);
+    const page = readFileSync(join(dir, 'compare', 'report.html'), 'utf8');
+    expect(page).toContain('<h2>Live versus backtest</h2>');
+    expect(page).toContain(
+      `<tr><td>orders</td><td class="num">${c.orders.live}</td><td class="num">${c.orders.sim}</td><td class="num">${c.orders.matched}</td>`,
+    );
+    expect(page).toContain('<h2>Equity and drawdown</h2>');
     const o = c.orders;
     expect(o.live).toBeGreaterThan(50);
     expect(o.liveOnly + o.matched).toBe(o.live);

@@ -32,7 +32,7 @@ const config = join(dir, 'mm.yaml');
 const grid = join(dir, 'grid.yaml');
 const data = join(dir, 'btc.rec');
 const sweep = (...extra: string[]) => ['sweep', '--config', config, '--grid', grid, '--data', data, '--seed', '2', ...extra];
-const TABLES = ['results.csv', 'results.json', 'heatmap.svg'];
+const TABLES = ['results.csv', 'results.json', 'heatmap.svg', 'report.html'];
 const tables = (out: string) => Object.fromEntries(TABLES.map((f) => [f, readFileSync(join(dir, out, f), 'utf8')]));
 
 beforeAll(() => {
@@ -80,6 +80,9 @@ describe('perpbot sweep', () => {
     expect(merged.stdout).toMatch(/merged 4 points from 2 directories/);
     expect(tables('merged')).toEqual(tables('single'));
     expect(tables('single')['heatmap.svg']).toMatch(/^<svg /);
+    const page = tables('single')['report.html']!;
+    expect(page).toContain(tables('single')['heatmap.svg']!.trim());
+    expect(page.match(/<tr><td class="num">\d+<\/td><td class="num">\d+<\/td>/g)).toHaveLength(4);
 
     const other = perpbot([...sweep('--out', 'single'), '--seed', '3']);
     expect(other.status).toBe(1);
