@@ -129,7 +129,7 @@ export const MIGRATIONS: readonly string[] = [
   // The strategy's intent that placed an order (OrderEvent.intent): what perpbot compare matches live and simulated orders by.
   `ALTER TABLE order_events ADD COLUMN intent_seq INTEGER;
    ALTER TABLE order_events ADD COLUMN intent_leg INTEGER;
-   ALTER TABLE order_events ADD COLUMN intent_data_ms INTEGER;`,
+   ALTER TABLE order_events ADD COLUMN intent_data_ms REAL;`,
 ];
 
 /** The schema version this build writes. */

@@ -238,6 +238,13 @@ describe('Journal', () => {
       expect(journal.journaledOrders({ sinceMs: T0_MS + 1 }).map((o) => o.orderId)).toEqual(['o2', 'o1']);
     });
 
+    it('keeps an intent whose data time has a fraction of a millisecond (a venue may stamp so; before, the write threw and ended the daemon)', () => {
+      const { journal } = journalAt();
+      journal.recordOrder(order('o1', 'buy', 2, 100, 0, { intent: { seq: 1, leg: 0, dataTimeMs: T0_MS + 0.25 } }));
+      journal.flush();
+      expect(journal.journaledOrders()[0]!.intent).toEqual({ seq: 1, leg: 0, dataTimeMs: T0_MS + 0.25 });
+    });
+
     it('round-trip orders, fills, funding and positions', () => {
       const { journal, path } = journalAt();
       const placed = order('o1', 'buy', 2, 100, 0, { strategy: undefined });
