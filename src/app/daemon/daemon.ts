@@ -176,6 +176,17 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       closers.push(() => recording.close());
     }
     reportNonceLead(accounts, nonces, { registry: metrics.registry, log });
+    // An idle signer keeps nonces reserved: were the journal to fail, a halt's cancels can still be signed.
+    const keepReserved = setInterval(() => {
+      for (const a of accounts) {
+        try {
+          nonces.of(a.key.publicKey).keepReserved();
+        } catch {
+          // Reported by the journal (onWriteError): trading halts.
+        }
+      }
+    }, NONCE_RESERVE_CHECK_MS);
+    closers.push(() => clearInterval(keepReserved));
     for (const { session } of sessions)
       recordings.push(recordSnapshots(journal, session, { snapshotEveryMs: 60_000, log: componentLogger(logger, 'journal'), clock }));
     ready = true;
@@ -256,6 +267,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     throw e;
   }
 }
+
+/** How often the daemon renews its signers' nonce reservations when less than half is left, ms. */
+const NONCE_RESERVE_CHECK_MS = 1_000;
 
 /** Least time the final journal snapshot of an account gets, even past the shutdown deadline, ms (CLOSE_MARGIN_MS covers it). */
 const FINAL_SNAPSHOT_MIN_MS = 1_000;

@@ -85,34 +85,45 @@ async function venueFills(t: Trader): Promise<string[]> {
   return rows.map(({ fills: f }) => `${f.maker === t.account ? f.orderIdMaker : f.orderIdTaker}|${f.price}|${f.amount}`).sort();
 }
 
-describe('the daemon when its journal cannot be written', () => {
-  it('halts trading, cancels every order and stays up; a restart after the fix journals every fill the venue made', async () => {
-    const venue = await quietVenue({ seed: 5 });
-    cleanup.push(() => venue.close());
-    const maker = new Trader(venue);
-    const taker = new Trader(venue);
-    await maker.faucet(100_000);
-    await taker.faucet(100_000);
-    expect((await maker.orders(maker.limit('BTC-USD', true, 99_000, 0.01), maker.limit('BTC-USD', false, 101_000, 0.01))).status).toBe(200);
-    const dir = mkdtempSync(join(tmpdir(), 'perpbot-journal-fault-'));
-    const configPath = writeConfig(dir, venue);
-
-    const first = await start(configPath);
-    const bot = new Trader(venue, Keypair.fromFile(join(dir, 'keys/main.json')));
-    const open = () => venue.engine.openOrders(bot.account);
-    await until(() => open().length === 2, 'the market maker quotes both sides', 20_000, 20);
-    const unsettled = first.db.prepare('SELECT COUNT(*) FROM batches WHERE outcome IS NULL').pluck();
-    await until(() => unsettled.get() === 0, 'the quotes’ batches settled in the journal', 5_000, 20);
-    const base = first.daemon.metricsUrl.replace(/\/metrics$/, '');
-
-    // Every write of the daemon's journal connection fails from now on (SQLITE_READONLY), nonce marks included.
-    first.db.pragma('query_only = 1');
+/**
+ * A venue with a book (another account's bid and ask) and the daemon's market maker quoting both sides, every batch
+ * settled in the journal; `hitBid` sells 0.001 into the bot's bid.
+ */
+async function quoting() {
+  const venue = await quietVenue({ seed: 5 });
+  cleanup.push(() => venue.close());
+  const maker = new Trader(venue);
+  const taker = new Trader(venue);
+  await maker.faucet(100_000);
+  await taker.faucet(100_000);
+  expect((await maker.orders(maker.limit('BTC-USD', true, 99_000, 0.01), maker.limit('BTC-USD', false, 101_000, 0.01))).status).toBe(200);
+  const dir = mkdtempSync(join(tmpdir(), 'perpbot-journal-fault-'));
+  const configPath = writeConfig(dir, venue);
+  const first = await start(configPath);
+  const bot = new Trader(venue, Keypair.fromFile(join(dir, 'keys/main.json')));
+  const open = () => venue.engine.openOrders(bot.account);
+  await until(() => open().length === 2, 'the market maker quotes both sides', 20_000, 20);
+  const unsettled = first.db.prepare('SELECT COUNT(*) FROM batches WHERE outcome IS NULL').pluck();
+  await until(() => unsettled.get() === 0, 'the quotes’ batches settled in the journal', 5_000, 20);
+  const hitBid = async () => {
     const bid = Math.max(
       ...open()
         .filter((o) => o.isBuy)
         .map((o) => o.price),
     );
     expect((await taker.orders(taker.limit('BTC-USD', false, bid, 0.001, 'IOC'))).status).toBe(200);
+  };
+  return { dir, configPath, first, bot, open, hitBid };
+}
+
+describe('the daemon when its journal cannot be written', () => {
+  it('halts trading, cancels every order and stays up; a restart after the fix journals every fill the venue made', async () => {
+    const { dir, configPath, first, bot, open, hitBid } = await quoting();
+    const base = first.daemon.metricsUrl.replace(/\/metrics$/, '');
+
+    // Every write of the daemon's journal connection fails from now on (SQLITE_READONLY), nonce marks included.
+    first.db.pragma('query_only = 1');
+    await hitBid();
     await until(() => first.daemon.readiness().reasons.some((r) => r.includes('journal write failed')), 'readiness names the journal', 10_000, 20);
     await until(() => open().length === 0, 'every resting order cancelled', 10_000, 20);
     expect((await venueFills(bot)).length).toBe(1);
@@ -142,5 +153,17 @@ describe('the daemon when its journal cannot be written', () => {
     await until(() => journaled().join() === expected.join(), 'every venue fill journaled', 10_000, 20);
     expect(second.logs.find((l) => l.includes('journal caught up with the venue'))).toContain('"imported":1');
     expect(second.daemon.readiness().reasons.filter((r) => r.includes('journal'))).toEqual([]);
+  }, 60_000);
+
+  it('still cancels every order when the journal breaks after a quiet spell longer than the nonces reserved ahead (10 s)', async () => {
+    const { first, open, hitBid } = await quoting();
+    // Nothing is signed meanwhile: the quotes rest on a still book.
+    await new Promise((r) => setTimeout(r, 11_000));
+    expect(open()).toHaveLength(2);
+    first.db.pragma('query_only = 1');
+    await hitBid();
+    await until(() => first.daemon.readiness().reasons.some((r) => r.includes('journal write failed')), 'readiness names the journal', 10_000, 20);
+    await until(() => open().length === 0, 'every resting order cancelled', 10_000, 20);
+    expect(first.logs.filter((l) => l.includes('not signed'))).toEqual([]);
   }, 60_000);
 });
