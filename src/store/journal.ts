@@ -178,8 +178,23 @@ export interface JournalOpenOptions {
   readonly onWriteError?: (kind: JournalWriteKind, error: Error) => void;
 }
 
-/** What a failed write was writing: the row's table (`settle`, `resolve`: a batch's outcome, its resolution; `catch-up`: the start-up import of the venue's fills; `checkpoint`: the WAL at close). */
-export type JournalWriteKind = 'batch' | 'settle' | 'resolve' | 'nonce' | 'order' | 'fill' | 'funding' | 'notice' | 'position' | 'catch-up' | 'checkpoint';
+/**
+ * What a failed write was writing: the row's table (`settle`, `resolve`: a batch's outcome, its resolution; `catch-up`:
+ * the start-up import of the venue's fills; `checkpoint`: the WAL at close; `prune`: a retention step, reported by its caller).
+ */
+export type JournalWriteKind =
+  | 'batch'
+  | 'settle'
+  | 'resolve'
+  | 'nonce'
+  | 'order'
+  | 'fill'
+  | 'funding'
+  | 'notice'
+  | 'position'
+  | 'catch-up'
+  | 'checkpoint'
+  | 'prune';
 
 type Params = Record<string, string | number | bigint | Uint8Array | null>;
 type Write = Database.Statement<[Params]>;

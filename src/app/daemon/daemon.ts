@@ -145,7 +145,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         ...config.journal.retention,
         clock,
         onPruned: (rows) => journalLog.debug({ rows }, 'journal pruned'),
-        onError: (e) => journalLog.warn({ error: e.message }, 'journal pruning failed'),
+        onError: (e) => fault.onWriteError('prune', e),
       }),
     );
     const strategyMetrics = new RegistryMetricBackends(metrics.registry);
