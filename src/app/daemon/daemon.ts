@@ -176,11 +176,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       closers.push(() => recording.close());
     }
     reportNonceLead(accounts, nonces, { registry: metrics.registry, log });
-    // An idle signer keeps nonces reserved: were the journal to fail, a halt's cancels can still be signed.
+    // An idle trading signer keeps nonces reserved: were the journal to fail, a halt's cancels can still be signed.
     const keepReserved = setInterval(() => {
-      for (const a of accounts) {
+      for (const { account } of sessions) {
         try {
-          nonces.of(a.key.publicKey).keepReserved();
+          nonces.of(account.key.publicKey).keepReserved();
         } catch {
           // Reported by the journal (onWriteError): trading halts.
         }
