@@ -102,9 +102,10 @@ export function quotesFor(book: TopOfBook, position: number, p: MarketMakerParam
   const tif = p.postOnly ? 'ALO' : 'GTC';
   const size = roundToLot(p.size, rules.lotSizeBase);
   let belowMinNotional = false;
+  const quotes: QuoteSpec[] = [];
 
-  const side = (dir: 1 | -1, capacity: number): QuoteSpec[] => {
-    const out: QuoteSpec[] = [];
+  /** Appends the quotes of one side (1: bids, -1: asks) to `quotes`. */
+  const side = (dir: 1 | -1, capacity: number): void => {
     let room = capacity;
     let previous = dir === 1 ? bestAsk.price : bestBid.price; // bids stay below the best ask, asks above the best bid
     for (let i = 0; i < p.levels; i++) {
@@ -119,13 +120,14 @@ export function quotesFor(book: TopOfBook, position: number, p: MarketMakerParam
         belowMinNotional = true;
         continue;
       }
-      out.push({ side: dir === 1 ? 'buy' : 'sell', price, size: sz, tif });
+      quotes.push({ side: dir === 1 ? 'buy' : 'sell', price, size: sz, tif });
       room -= sz;
     }
-    return out;
   };
 
-  return { quotes: [...side(1, inv.buyCapacity), ...side(-1, inv.sellCapacity)], belowMinNotional };
+  side(1, inv.buyCapacity);
+  side(-1, inv.sellCapacity);
+  return { quotes, belowMinNotional };
 }
 
 /**
