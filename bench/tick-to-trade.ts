@@ -1,6 +1,7 @@
 // Bench `tick-to-trade`: in-process latency from the arrival of the WebSocket frame that changed the book to the signed
 // request written to the socket, for one market and the built-in market maker against the local venue in its own process
-// (fast synthetic market); also each stage's p50 on the way and the heap allocated per book change (load-independent).
+// (fast synthetic market); also each stage's p50 on the way, and the heap allocated and the process CPU time per book
+// change (both load-independent).
 // Four setups, each 5 runs, interleaved, so each tuning's effect is measured alone: `dedicated` (the latency settings:
 // keep-warm every 5 ms and the event loop on a CPU of its own, `latency.dedicatedCpu`; the headline metrics where the
 // machine allows it), `dedicated_cold` (the CPU of its own without keep-warm; metrics `dedicated_cold_*`), `shared`
@@ -168,6 +169,8 @@ interface RunResult {
   samples: number;
   stages: Record<Stage, number>;
   allocKbPerTick: number;
+  /** Process CPU time (user + system, every thread) per book change, µs. */
+  cpuUsPerTick: number;
   collections: number;
   gcMs: number;
 }
@@ -203,7 +206,9 @@ async function run(seed: number, placement: Placement): Promise<RunResult> {
     probe.reset();
     const deltasBefore = session.market.bookStats(SYMBOL)!.deltas;
     const meter = allocationMeter();
+    const cpuBefore = process.cpuUsage();
     await new Promise((r) => setTimeout(r, RUN_MS));
+    const cpu = process.cpuUsage(cpuBefore);
     const allocation = meter.stop();
     const ticks = session.market.bookStats(SYMBOL)!.deltas - deltasBefore;
     return {
@@ -212,6 +217,7 @@ async function run(seed: number, placement: Placement): Promise<RunResult> {
       samples: histogram.count,
       stages: Object.fromEntries(STAGES.map((s) => [s, probe.stages[s].quantile(0.5) * 1e6])) as Record<Stage, number>,
       allocKbPerTick: allocation.bytes / 1024 / ticks,
+      cpuUsPerTick: (cpu.user + cpu.system) / ticks,
       collections: allocation.collections,
       gcMs: allocation.gcMs,
     };
@@ -261,6 +267,12 @@ report(
 );
 report(
   'tick-to-trade',
+  'cpu_us_per_tick',
+  med(headline, (x) => x.cpuUsPerTick),
+  'us',
+);
+report(
+  'tick-to-trade',
   'gc_collections',
   med(headline, (x) => x.collections),
   'collections',
@@ -297,6 +309,12 @@ for (const p of placements.slice(1)) {
     `${p}_alloc_per_tick_kb`,
     med(results[p], (x) => x.allocKbPerTick),
     'KiB',
+  );
+  report(
+    'tick-to-trade',
+    `${p}_cpu_us_per_tick`,
+    med(results[p], (x) => x.cpuUsPerTick),
+    'us',
   );
 }
 report('tick-to-trade', 'venue_sched_idle', CHRT ? 1 : 0, 'bool');

@@ -83,6 +83,8 @@ export function riskBps(varianceRate: number, p: Pick<MarketMakerParams, 'riskAv
   return Math.min(p.maxRiskBps, p.riskAversion * varianceRate * (p.horizonMs / 1000) * 1e8);
 }
 
+const DIRECTIONS = [1, -1] as const;
+
 /**
  * The quotes wanted for `book` at `position` (signed, base units) with the mid's variance rate `varianceRate` (per
  * second, of log returns). The reservation price is the mid moved against the position by ratio × (skew × half-spread
@@ -102,10 +104,11 @@ export function quotesFor(book: TopOfBook, position: number, p: MarketMakerParam
   const tif = p.postOnly ? 'ALO' : 'GTC';
   const size = roundToLot(p.size, rules.lotSizeBase);
   let belowMinNotional = false;
+  const quotes: QuoteSpec[] = [];
 
-  const side = (dir: 1 | -1, capacity: number): QuoteSpec[] => {
-    const out: QuoteSpec[] = [];
-    let room = capacity;
+  // Bids (1) then asks (-1), a loop rather than a closure per call: the closure boxed every captured number.
+  for (const dir of DIRECTIONS) {
+    let room = dir === 1 ? inv.buyCapacity : inv.sellCapacity;
     let previous = dir === 1 ? bestAsk.price : bestBid.price; // bids stay below the best ask, asks above the best bid
     for (let i = 0; i < p.levels; i++) {
       const raw = center - dir * halfSpread * (1 + i * p.levelSpacing);
@@ -119,13 +122,11 @@ export function quotesFor(book: TopOfBook, position: number, p: MarketMakerParam
         belowMinNotional = true;
         continue;
       }
-      out.push({ side: dir === 1 ? 'buy' : 'sell', price, size: sz, tif });
+      quotes.push({ side: dir === 1 ? 'buy' : 'sell', price, size: sz, tif });
       room -= sz;
     }
-    return out;
-  };
-
-  return { quotes: [...side(1, inv.buyCapacity), ...side(-1, inv.sellCapacity)], belowMinNotional };
+  }
+  return { quotes, belowMinNotional };
 }
 
 /**

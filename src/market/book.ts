@@ -39,6 +39,8 @@ class Side {
   length = 0;
   /** Deletes of a level that was not there (a hint of a gap). */
   missingDeletes = 0;
+  /** The best level as best() last returned it; dropped by any change that reaches the best index. */
+  private bestLevel: BookLevel | undefined;
 
   constructor(readonly sign: 1 | -1) {}
 
@@ -61,6 +63,7 @@ class Side {
       if (data[mid * STRIDE]! < k) lo = mid + 1;
       else hi = mid;
     }
+    if (lo >= this.length - 1) this.bestLevel = undefined;
     const at = lo * STRIDE;
     if (lo < this.length && data[at] === k) {
       if (size === 0) this.remove(at);
@@ -83,6 +86,13 @@ class Side {
   level(i: number): BookLevel {
     const at = i * STRIDE;
     return { price: this.sign * this.data[at]!, size: this.data[at + 1]!, orders: this.data[at + 2]! };
+  }
+
+  /** The best level; the same object until a change reaches it (strategies read it several times per book change). */
+  best(): BookLevel | undefined {
+    if (this.length === 0) return undefined;
+    this.bestLevel ??= this.level(this.length - 1);
+    return this.bestLevel;
   }
 
   bestKey(): number {
@@ -162,11 +172,11 @@ export class L2Book implements BookView {
   }
 
   bestBid(): BookLevel | undefined {
-    return this.bids.length ? this.bids.level(this.bids.length - 1) : undefined;
+    return this.bids.best();
   }
 
   bestAsk(): BookLevel | undefined {
-    return this.asks.length ? this.asks.level(this.asks.length - 1) : undefined;
+    return this.asks.best();
   }
 
   depth(side: BookSide): number {

@@ -39,14 +39,9 @@ import type {
 /** Shared by every update with nothing on a side (a delta carries one level), so that side allocates nothing. */
 const NO_LEVELS: readonly BookLevel[] = [];
 
+/** Mapped, not pushed: a pushed array grows a backing store of 17 slots for a delta's one level. */
 function levelsOf(wire: readonly WireLevel[]): readonly BookLevel[] {
-  if (wire.length === 0) return NO_LEVELS;
-  const out: BookLevel[] = [];
-  for (let i = 0; i < wire.length; i++) {
-    const l = wire[i]!;
-    out.push({ price: l.px, size: l.sz, orders: l.n });
-  }
-  return out;
+  return wire.length === 0 ? NO_LEVELS : wire.map((l) => ({ price: l.px, size: l.sz, orders: l.n }));
 }
 
 /** A book payload (`l2delta`, `l2snapshot`, `/l2book`) as an update; `arrivalNs` is when its bytes arrived (session clock). */

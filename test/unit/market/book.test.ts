@@ -62,6 +62,24 @@ describe('L2Book', () => {
     expect(b.matches({ bids: [lv(100, 1), lv(99, 1), lv(98, 1)], asks: [lv(101, 1)] })).toBe(true);
   });
 
+  it('returns the same best level object until a change reaches the best level', () => {
+    const b = new L2Book('BTC-USD');
+    b.apply(update('snapshot', [lv(100, 1), lv(99, 1)], [lv(101, 1)]));
+    const best = b.bestBid();
+    b.apply(update('delta', [lv(99, 7), lv(98, 2)], []));
+    expect(b.bestBid()).toBe(best);
+    b.apply(update('delta', [lv(100, 3)], []));
+    expect(b.bestBid()).toEqual(lv(100, 3));
+    b.apply(update('delta', [lv(100.5, 4)], []));
+    expect(b.bestBid()).toEqual(lv(100.5, 4));
+    b.apply(update('delta', [lv(100.5, 0)], []));
+    expect(b.bestBid()).toEqual(lv(100, 3));
+    b.apply(update('snapshot', [], [lv(101, 1)]));
+    expect(b.bestBid()).toBeUndefined();
+    b.apply(update('snapshot', [lv(90, 2)], [lv(101, 1)]));
+    expect(b.bestBid()).toEqual(lv(90, 2));
+  });
+
   it('equals a naive map model after any sequence of level changes (property)', () => {
     const change = fc.record({ bid: fc.boolean(), price: fc.integer({ min: 1, max: 300 }), size: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 9 })) });
     fc.assert(
@@ -73,6 +91,12 @@ describe('L2Book', () => {
           b.setLevel(side, c.price, c.size);
           if (c.size === 0) model[side].delete(c.price);
           else model[side].set(c.price, c.size);
+          const best = (m: Map<number, number>, better: (x: number, y: number) => boolean) =>
+            [...m].reduce<[number, number] | undefined>((acc, l) => (acc === undefined || better(l[0], acc[0]) ? l : acc), undefined);
+          const bid = best(model.bid, (x, y) => x > y);
+          const ask = best(model.ask, (x, y) => x < y);
+          expect(b.bestBid()).toEqual(bid && lv(bid[0], bid[1], 0));
+          expect(b.bestAsk()).toEqual(ask && lv(ask[0], ask[1], 0));
         }
         const bids = [...model.bid].sort((x, y) => y[0] - x[0]).map(([price, size]) => lv(price, size, 0));
         const asks = [...model.ask].sort((x, y) => x[0] - y[0]).map(([price, size]) => lv(price, size, 0));
