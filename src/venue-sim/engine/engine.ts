@@ -4,12 +4,15 @@
 import { ConfigError, ValidationError } from '../../core/errors.js';
 import { fundingRate, payFunding, samplePremium, type FundingParams } from './funding.js';
 import { checkAccounts, liquidateQueued } from './liquidation.js';
+import { conditionalInfo } from './book.js';
 import { DEFAULT_MARKETS, Market } from './markets.js';
 import { cancelAll, cancelOrder, fireTriggers, modifyOrder, placeOrder } from './matching.js';
 import type { Account } from './model.js';
+import { hashId } from './orderindex.js';
 import * as q from './queries.js';
 import { State } from './state.js';
 import type {
+  ConditionalInfo,
   AccountQueryResponse,
   AccountQueryType,
   AgentResult,
@@ -308,7 +311,8 @@ export class Engine {
       case 'fundingHistory':
         return this.fundingHistory(user).map((fundingPayment) => ({ fundingPayment }));
       case 'orderHistory':
-        return this.orderHistory(user).map((orderHistory) => ({ orderHistory }));
+        // the v1 row has no conditional type (every conditional is a v1 trigger order)
+        return this.orderHistory(user).map(({ conditional: _c, ...orderHistory }) => ({ orderHistory }));
     }
   }
 
@@ -319,6 +323,12 @@ export class Engine {
   /** Resting orders and parked triggers, in placement order. */
   openOrders(user: string): OpenOrderRow[] {
     return q.openOrders(this.st.accounts.get(user));
+  }
+
+  /** The conditional terms of live order `orderId` now; null for an order that is not a trigger or not live. */
+  conditionalOf(orderId: string): ConditionalInfo | null {
+    const o = this.st.orders.get(orderId, hashId(orderId));
+    return o === undefined ? null : conditionalInfo(o);
   }
 
   /** Last historyLimit fills, newest first. */

@@ -36,6 +36,7 @@ export interface Order {
   trailBps: number;
   stepBps: number;
   anchorPx: number;
+  condType: number;
   limitTicks: number;
   rawInput: boolean;
   rawPx: number;

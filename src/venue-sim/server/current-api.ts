@@ -236,7 +236,7 @@ export class CurrentOrderApi {
           px: market ? 0 : Number(c.lim),
           sz: Number(c.sz),
           r: true,
-          t: { trigger: { is_market: market, triggerPx: Number(c.tr) } },
+          t: { trigger: { is_market: market, triggerPx: Number(c.tr), takeProfit: tag === 'tp' } },
         };
         return one({ order }).map((s) => currentItemStatus(s, isBuy));
       }

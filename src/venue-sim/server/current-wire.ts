@@ -3,6 +3,7 @@
 
 import type {
   AccountQueryType,
+  ConditionalInfo,
   AgentResult,
   Engine,
   EngineEvent,
@@ -10,7 +11,9 @@ import type {
   ItemStatus,
   LeverageResult,
   OpenOrderRow,
+  ConditionalType,
   OrderHistoryRow,
+  OrderKind,
   OrderUpdateEvent,
   PositionUpdateEvent,
 } from '../engine/index.js';
@@ -53,7 +56,18 @@ export function currentLeverageStatuses(r: LeverageResult): Record<string, unkno
   return 'error' in r ? [r] : [];
 }
 
-function openOrderRow(o: OpenOrderRow) {
+/** The current order type (§9.4 `ot`, §8.3 `orderType`): a trigger order is typed by its conditional. */
+function orderTypeOf(orderType: OrderKind, conditional: ConditionalType | undefined): string {
+  return conditional ?? orderType;
+}
+
+/** The `trigger{isAbove, px, lim, oco, pxHi, limHi, trb, stb}` of a conditional order (no sibling order ids: `oco` null). */
+function triggerOf(c: ConditionalInfo | null) {
+  if (c === null) return null;
+  return { isAbove: c.isAbove, px: c.px, lim: c.lim, oco: null, pxHi: c.pxHi, limHi: null, trb: c.trb, stb: c.stb };
+}
+
+function openOrderRow(o: OpenOrderRow, conditional: ConditionalInfo | null) {
   return {
     symbol: o.symbol,
     orderId: o.orderId,
@@ -64,8 +78,8 @@ function openOrderRow(o: OpenOrderRow) {
     vwap: o.vwap,
     maker: o.maker,
     reduceOnly: o.reduceOnly,
-    orderType: 'limit',
-    trigger: null,
+    orderType: conditional?.type ?? 'limit',
+    trigger: triggerOf(conditional),
     tif: tifOf(o.tif),
     status: statusOf(o.status),
     timestamp: o.timestamp,
@@ -73,18 +87,22 @@ function openOrderRow(o: OpenOrderRow) {
   };
 }
 
-function orderHistoryRow(h: OrderHistoryRow) {
+function orderHistoryRow({ conditional, ...h }: OrderHistoryRow) {
   const isBuy = h.side === 'buy';
   return {
     ...h,
     originalSize: signed(h.originalSize, isBuy),
     executedSize: signed(h.executedSize, isBuy),
-    orderType: h.orderType === 'trigger' ? 'stop' : h.orderType,
+    orderType: orderTypeOf(h.orderType, conditional),
     tif: tifOf(h.tif),
     trigger: null,
     status: statusOf(h.status),
     iso: false,
   };
+}
+
+function currentOpenOrders(engine: Engine, user: string) {
+  return engine.openOrders(user).map((o) => openOrderRow(o, engine.conditionalOf(o.orderId)));
 }
 
 /** The eight margin figures of fullAccount, the snapshot and marginUpdate. */
@@ -124,7 +142,7 @@ export function currentFullAccount(engine: Engine, user: string, liquidationPric
     authorizedAgentWallets: engine.agents(user),
     margin: margin(engine, user),
     positions: engine.positionDetails(user).map((p) => positionRow(engine, p, liquidationPrice(p))),
-    openOrders: engine.openOrders(user).map(openOrderRow),
+    openOrders: currentOpenOrders(engine, user),
     pendingOnFill: [],
     feeTiers: engine.markets().map((m) => ({
       symbol: m.symbol,
@@ -145,7 +163,7 @@ export function currentAccountRows(engine: Engine, type: AccountQueryType, user:
     case 'fullAccount':
       return [{ fullAccount: currentFullAccount(engine, user, liquidationPrice) }];
     case 'openOrders':
-      return engine.openOrders(user).map((o) => ({ openOrder: openOrderRow(o) }));
+      return currentOpenOrders(engine, user).map((openOrder) => ({ openOrder }));
     case 'fills':
       return engine.fills(user).map((f) => ({ fills: { ...f, fee: f.maker === user ? f.makerFee : f.takerFee, reasonCode: 0, iso: false } }));
     case 'positions':
@@ -161,7 +179,7 @@ export function currentAccountRows(engine: Engine, type: AccountQueryType, user:
 export function currentOrderUpdate(e: OrderUpdateEvent) {
   return {
     type: 'orderUpdate',
-    ot: e.orderType === 'trigger' ? 'stop' : e.orderType,
+    ot: orderTypeOf(e.orderType, e.conditional?.type),
     status: statusOf(e.status),
     sym: e.symbol,
     oid: e.orderId,
@@ -173,7 +191,7 @@ export function currentOrderUpdate(e: OrderUpdateEvent) {
     tif: tifOf(e.tif),
     r: e.reduceOnly,
     mk: e.maker,
-    trigger: null,
+    trigger: triggerOf(e.conditional),
     ts: e.timestamp,
     reason: e.reason,
   };

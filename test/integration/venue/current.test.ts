@@ -14,7 +14,7 @@ import { connectVenue } from '../../../src/client/venue.js';
 import type { AccountNotice } from '../../../src/core/account-data.js';
 import { cleanups } from '../../support/cleanups.js';
 import { until } from '../../support/until.js';
-import { post } from './harness.js';
+import { post, WsClient } from './harness.js';
 
 const cleanup = cleanups();
 const SYMBOL = 'BTC-USD';
@@ -259,6 +259,46 @@ describe('the local venue in the current generation', () => {
     expect(venue.engine.openOrders(high.publicKey)).toEqual([]);
     const basket = { trig: { c: SYMBOL, d: true, tr: 60_000, actions: [{ m: { c: SYMBOL, b: true, sz: 0.01, r: false, i: false } }] } };
     expect((await send(venue, sign(high, [basket]))).body.response.data.statuses).toEqual([{ error: { message: 'trig is not supported by the local venue' } }]);
+  });
+
+  it('types each conditional as itself in openOrders, orderUpdate (ot, trigger) and orderHistory; a fired one keeps its type', async () => {
+    const owner = Keypair.generate();
+    const { venue, mark } = await longs(owner);
+    const ws = await WsClient.open(venue.wsUrl);
+    cleanup.push(() => ws.close());
+    ws.send({ method: 'subscribe', subscription: [{ type: 'account', user: owner.publicKey }] });
+    await ws.until((m) => m.data?.type === 'accountSnapshot');
+    const actions = [
+      { st: { c: SYMBOL, d: false, sz: 0.01, tr: 49_500, i: false } },
+      { tp: { c: SYMBOL, d: true, sz: 0.01, tr: 52_000, lim: 51_900, i: false } },
+      { trl: { c: SYMBOL, b: true, sz: 0.01, trb: 100, stb: 10, i: false } },
+      { rng: { c: SYMBOL, d: true, sz: 0.01, pmin: 48_000, pmax: 53_000, i: false } },
+    ];
+    const signed = sign(owner, actions);
+    await send(venue, signed);
+    const ids = signed.encoded.orderIds;
+    const rows = (await post(venue, '/account', { type: 'openOrders', user: owner.publicKey })).body.map((r: any) => r.openOrder);
+    const none = { oco: null, limHi: null };
+    expect(rows.map((r: any) => [r.orderId, r.orderType, r.trigger])).toEqual([
+      [ids[0], 'stop', { isAbove: false, px: 49_500, lim: null, pxHi: null, trb: null, stb: null, ...none }],
+      [ids[1], 'takeProfit', { isAbove: true, px: 52_000, lim: 51_900, pxHi: null, trb: null, stb: null, ...none }],
+      [ids[2], 'trailing', { isAbove: false, px: 49_500, lim: null, pxHi: null, trb: 100, stb: 10, ...none }],
+      [ids[3], 'range', { isAbove: false, px: 48_000, lim: null, pxHi: 53_000, trb: null, stb: null, ...none }],
+    ]);
+    const updates = await Promise.all(ids.map((id) => ws.until((m) => m.data?.type === 'orderUpdate' && m.data.oid === id)));
+    expect(updates.map((m) => [m.data.ot, m.data.status, m.data.trigger.px])).toEqual([
+      ['stop', 'placed', 49_500],
+      ['takeProfit', 'placed', 52_000],
+      ['trailing', 'placed', 49_500],
+      ['range', 'placed', 48_000],
+    ]);
+    const from = ws.messages.length;
+    mark(49_400);
+    const fired = await ws.until((m) => m.data?.type === 'orderUpdate' && m.data.oid === ids[0] && m.data.status === 'filled', 5000, from);
+    expect(fired.data.ot).toBe('stop');
+    const history = (await post(venue, '/account', { type: 'orderHistory', user: owner.publicKey })).body.map((r: any) => r.orderHistory);
+    expect(history.filter((h: any) => ids.includes(h.orderId)).map((h: any) => [h.orderId, h.orderType])).toEqual(expect.arrayContaining([[ids[0], 'stop']]));
+    expect(history.every((h: any) => !('conditional' in h))).toBe(true);
   });
 
   it('slides a crossing ALO_SLIDE order one tick behind the best ask, refuses ALO_JOIN, and rejects a crossing ALO', async () => {
