@@ -17,6 +17,7 @@ import type {
   OrderUpdateEvent,
   PositionUpdateEvent,
 } from '../engine/index.js';
+import type { Basket, ContingentBook } from './contingent.js';
 
 const REASON_CODE = { normal: 0, liquidation: 1, adl: 2 } as const;
 /** The local venue has one fee tier per market (its configured rates); the real venue measures 14-day volume (§10.5). */
@@ -101,8 +102,58 @@ function orderHistoryRow({ conditional, ...h }: OrderHistoryRow) {
   };
 }
 
-function currentOpenOrders(engine: Engine, user: string) {
-  return engine.openOrders(user).map((o) => openOrderRow(o, engine.conditionalOf(o.orderId)));
+/** The trigger object of a basket: its direction and price only. */
+function basketTrigger(b: Basket) {
+  return { isAbove: b.above, px: b.triggerPx, lim: null, oco: null, pxHi: null, limHi: null, trb: null, stb: null };
+}
+
+/** A parked trigger basket as an open-order row: `orderType: trigger`, sizes 0 (§9.4). */
+function basketRow(b: Basket) {
+  return {
+    symbol: b.symbol,
+    orderId: b.id,
+    price: 0,
+    originalSize: 0,
+    size: 0,
+    filledSize: 0,
+    vwap: 0,
+    maker: false,
+    reduceOnly: false,
+    orderType: 'trigger',
+    trigger: basketTrigger(b),
+    tif: 'gtc',
+    status: 'placed',
+    timestamp: b.createdNs,
+    iso: false,
+  };
+}
+
+/** The compact orderUpdate of a trigger basket in `status` (`ot: trigger`, sizes 0). */
+export function basketOrderUpdate(b: Basket, status: string, ts: bigint) {
+  return {
+    type: 'orderUpdate',
+    ot: 'trigger',
+    status,
+    sym: b.symbol,
+    oid: b.id,
+    px: 0,
+    origSz: 0,
+    sz: 0,
+    fillSz: 0,
+    vwap: 0,
+    tif: 'gtc',
+    r: false,
+    mk: false,
+    trigger: basketTrigger(b),
+    ts,
+    reason: null,
+  };
+}
+
+function currentOpenOrders(engine: Engine, user: string, held: ContingentBook | undefined) {
+  const rows: unknown[] = engine.openOrders(user).map((o) => openOrderRow(o, engine.conditionalOf(o.orderId)));
+  for (const b of held?.basketsOf(user) ?? []) rows.push(basketRow(b));
+  return rows;
 }
 
 /** The eight margin figures of fullAccount, the snapshot and marginUpdate. */
@@ -134,16 +185,19 @@ export function positionRow(engine: Engine, e: PositionUpdateEvent, liquidationP
   };
 }
 
-/** The fullAccount object (the stream's accountSnapshot body); `liquidationPrice` estimates a position's. */
-export function currentFullAccount(engine: Engine, user: string, liquidationPrice: (e: PositionUpdateEvent) => number) {
+/**
+ * The fullAccount object (the stream's accountSnapshot body); `liquidationPrice` estimates a position's; `held` adds
+ * parked trigger baskets to openOrders and on-fill actions to pendingOnFill.
+ */
+export function currentFullAccount(engine: Engine, user: string, liquidationPrice: (e: PositionUpdateEvent) => number, held?: ContingentBook) {
   return {
     kind: 'MasterEOA',
     subAccounts: [],
     authorizedAgentWallets: engine.agents(user),
     margin: margin(engine, user),
     positions: engine.positionDetails(user).map((p) => positionRow(engine, p, liquidationPrice(p))),
-    openOrders: currentOpenOrders(engine, user),
-    pendingOnFill: [],
+    openOrders: currentOpenOrders(engine, user, held),
+    pendingOnFill: (held?.pendingOf(user) ?? []).map((p) => ({ parentOrderId: p.parentId, actions: p.actions })),
     feeTiers: engine.markets().map((m) => ({
       symbol: m.symbol,
       rollingVolume: 0,
@@ -158,12 +212,18 @@ export function currentFullAccount(engine: Engine, user: string, liquidationPric
 }
 
 /** Rows of `POST /account` of `type` in the current shapes (§8.3). */
-export function currentAccountRows(engine: Engine, type: AccountQueryType, user: string, liquidationPrice: (e: PositionUpdateEvent) => number): unknown[] {
+export function currentAccountRows(
+  engine: Engine,
+  type: AccountQueryType,
+  user: string,
+  liquidationPrice: (e: PositionUpdateEvent) => number,
+  held?: ContingentBook,
+): unknown[] {
   switch (type) {
     case 'fullAccount':
-      return [{ fullAccount: currentFullAccount(engine, user, liquidationPrice) }];
+      return [{ fullAccount: currentFullAccount(engine, user, liquidationPrice, held) }];
     case 'openOrders':
-      return currentOpenOrders(engine, user).map((openOrder) => ({ openOrder }));
+      return currentOpenOrders(engine, user, held).map((openOrder) => ({ openOrder }));
     case 'fills':
       return engine.fills(user).map((f) => ({ fills: { ...f, fee: f.maker === user ? f.makerFee : f.takerFee, reasonCode: 0, iso: false } }));
     case 'positions':

@@ -6,6 +6,8 @@ import type { Network } from '../../../src/core/types.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { createCurrentCodec } from '../../../src/protocol/current/codec.js';
 import { envelopeOf } from '../../../src/protocol/current/serialize.js';
+import type { Action } from '../../../src/protocol/current/actions.js';
+import { nestedOrderIds } from '../../../src/protocol/current/order-id.js';
 import { signRequest, type SignedRequest } from '../../../src/protocol/sign.js';
 import { startVenue, type BlockRecord, type Venue, type VenueOptions } from '../../../src/venue-sim/server/index.js';
 import { AccountStreams } from '../../../src/account/account.js';
@@ -244,7 +246,7 @@ describe('the local venue in the current generation', () => {
     ]);
   });
 
-  it('a range (rng) closes the long at whichever bound the mark reaches first; a trigger basket (trig) is refused as unsupported', async () => {
+  it('a range (rng) closes the long at whichever bound the mark reaches first', async () => {
     const [low, high] = [Keypair.generate(), Keypair.generate()];
     const { venue, mark } = await longs(low, high);
     const range = { rng: { c: SYMBOL, d: true, sz: 0.01, pmin: 49_500, pmax: 51_000, i: false } };
@@ -257,8 +259,83 @@ describe('the local venue in the current generation', () => {
     mark(51_000);
     expect(venue.engine.positionDetails(high.publicKey)).toEqual([]);
     expect(venue.engine.openOrders(high.publicKey)).toEqual([]);
-    const basket = { trig: { c: SYMBOL, d: true, tr: 60_000, actions: [{ m: { c: SYMBOL, b: true, sz: 0.01, r: false, i: false } }] } };
-    expect((await send(venue, sign(high, [basket]))).body.response.data.statuses).toEqual([{ error: { message: 'trig is not supported by the local venue' } }]);
+  });
+
+  it('a trigger basket (trig) parks under its signing id and, when the mark reaches it, runs its actions under their nested ids', async () => {
+    const owner = Keypair.generate();
+    const { venue, mark } = await longs(owner);
+    const ws = await WsClient.open(venue.wsUrl);
+    cleanup.push(() => ws.close());
+    ws.send({ method: 'subscribe', subscription: [{ type: 'account', user: owner.publicKey }] });
+    await ws.until((m) => m.data?.type === 'accountSnapshot');
+    // When the mark falls to 49,500: close the long at market and rest a bid at 49,000.
+    const actions = [{ m: { c: SYMBOL, b: false, sz: 0.01, r: true, i: false } }, limit(true, 48_000, 0.01)];
+    const signed = sign(owner, [{ trig: { c: SYMBOL, d: false, tr: 49_500, actions } }]);
+    const basketId = signed.encoded.orderIds[0]!;
+    const [closeId, bidId] = signed.encoded.childOrderIds[0]!;
+    expect(signed.encoded.childOrderIds[0]).toEqual(nestedOrderIds(actions as Action[], basketId));
+    expect((await send(venue, signed)).body.response.data.statuses).toEqual([{ resting: { oid: basketId } }]);
+    const row = (await post(venue, '/account', { type: 'openOrders', user: owner.publicKey })).body.map((r: any) => r.openOrder);
+    expect(row).toMatchObject([{ orderId: basketId, orderType: 'trigger', size: 0, trigger: { isAbove: false, px: 49_500 } }]);
+    mark(49_800);
+    expect(venue.engine.positionDetails(owner.publicKey)).toHaveLength(1);
+    mark(49_400);
+    expect(venue.engine.positionDetails(owner.publicKey)).toEqual([]);
+    expect(venue.engine.openOrders(owner.publicKey)).toMatchObject([{ orderId: bidId, price: 48_000, isBuy: true }]);
+    expect(venue.engine.orderHistory(owner.publicKey)[0]).toMatchObject({ orderId: closeId, status: 'filled' });
+    const basketStatuses = () => ws.messages.filter((m) => m.data?.type === 'orderUpdate' && m.data.oid === basketId).map((m) => [m.data.ot, m.data.status]);
+    await ws.until((m) => m.data?.oid === basketId && m.data.status === 'filled');
+    expect(basketStatuses()).toEqual([
+      ['trigger', 'placed'],
+      ['trigger', 'triggered'],
+      ['trigger', 'filled'],
+    ]);
+    // A basket cancelled with cx never runs.
+    const again = sign(owner, [{ trig: { c: SYMBOL, d: true, tr: 60_000, actions: [limit(true, 48_500, 0.01)] } }]);
+    await send(venue, again);
+    const cx = { cx: { c: SYMBOL, oid: again.encoded.orderIds[0]! } };
+    expect((await send(venue, sign(owner, [cx]))).body.response.data.statuses).toEqual([{ cancelled: { oid: again.encoded.orderIds[0] } }]);
+    mark(60_000);
+    expect(venue.engine.openOrders(owner.publicKey).map((o) => o.orderId)).toEqual([bidId]);
+  });
+
+  it('on-fill (of) holds its actions until the trigger order fills, then places them under their nested ids; a cancelled trigger drops them', async () => {
+    const venue = await venueWith();
+    const [owner, taker] = [Keypair.generate(), Keypair.generate()];
+    for (const k of [owner, taker]) venue.engine.faucet(k.publicKey, 100_000);
+    venue.engine.setOraclePrice(SYMBOL, 50_000);
+    const bracket = (px: number) => ({
+      of: {
+        trigger: limit(true, px, 0.01),
+        actions: [{ tp: { c: SYMBOL, d: true, sz: 0.01, tr: 52_000, i: false } }, { st: { c: SYMBOL, d: false, sz: 0.01, tr: 48_000, i: false } }],
+      },
+    });
+    const signed = sign(owner, [bracket(49_900), bracket(49_000)]);
+    const [parent, dropped] = signed.encoded.orderIds;
+    const [tpId, stId] = signed.encoded.childOrderIds[0]!;
+    expect((await send(venue, signed)).body.response.data.statuses).toEqual([{ resting: { oid: parent } }, { resting: { oid: dropped } }]);
+    const pending = () =>
+      post(venue, '/account', { type: 'fullAccount', user: owner.publicKey }).then((r) => r.body[0].fullAccount.pendingOnFill.map((p: any) => p.parentOrderId));
+    expect(await pending()).toEqual([parent, dropped]);
+    await send(venue, sign(owner, [{ cx: { c: SYMBOL, oid: dropped! } }]));
+    expect(await pending()).toEqual([parent]);
+    await send(venue, sign(taker, [limit(false, 49_900, 0.01, 'IOC')]));
+    expect(await pending()).toEqual([]);
+    const rows = (await post(venue, '/account', { type: 'openOrders', user: owner.publicKey })).body.map((r: any) => [
+      r.openOrder.orderId,
+      r.openOrder.orderType,
+    ]);
+    expect(rows).toEqual([
+      [tpId, 'takeProfit'],
+      [stId, 'stop'],
+    ]);
+    // A trigger order that fills at once runs its actions in the same answer.
+    await send(venue, sign(taker, [limit(false, 50_000, 0.01)]));
+    const now = sign(owner, [{ of: { trigger: { m: { c: SYMBOL, b: true, sz: 0.01, r: false, i: false } }, actions: [limit(false, 51_000, 0.01)] } }]);
+    expect((await send(venue, now)).body.response.data.statuses).toEqual([
+      { filled: { oid: now.encoded.orderIds[0], totalSz: 0.01, avgPx: 50_000 } },
+      { resting: { oid: now.encoded.childOrderIds[0]![0] } },
+    ]);
   });
 
   it('types each conditional as itself in openOrders, orderUpdate (ot, trigger) and orderHistory; a fired one keeps its type', async () => {
