@@ -39,26 +39,36 @@ export const triggerSpecSchema = tagged('kind', {
   ),
 });
 
+/** Most on-fill orders one order may carry. */
+export const MAX_ON_FILL = 10;
+
+const orderFields = {
+  symbol: symbolSchema,
+  side,
+  price: optional(price),
+  size,
+  tif: literal('GTC', 'IOC', 'ALO'),
+  reduceOnly: boolean(),
+  clientTag: optional(clientTag),
+  trigger: optional(triggerSpecSchema),
+};
+
+function orderProblem(o: { trigger?: { kind: string } | undefined; tif: string; price?: number | undefined }): string | undefined {
+  if (o.trigger !== undefined && o.tif !== 'GTC') return `a trigger order waits parked until fired: tif must be GTC, got ${o.tif}`;
+  if ((o.trigger?.kind === 'trailing' || o.trigger?.kind === 'range') && o.price !== undefined)
+    return `a ${o.trigger.kind} trigger fires as a market order: price must be absent`;
+  return o.price === undefined && o.tif === 'ALO' ? 'a market order (no price) cannot be ALO' : undefined;
+}
+
+/** An order placed once its parent filled (OrderSpec.onFill): any order without children of its own. */
+const onFillSpecSchema = refine(object(orderFields, STRICT), orderProblem);
+
 export const orderSpecSchema = refine(
-  object(
-    {
-      symbol: symbolSchema,
-      side,
-      price: optional(price),
-      size,
-      tif: literal('GTC', 'IOC', 'ALO'),
-      reduceOnly: boolean(),
-      clientTag: optional(clientTag),
-      trigger: optional(triggerSpecSchema),
-    },
-    STRICT,
-  ),
-  (o) => {
-    if (o.trigger !== undefined && o.tif !== 'GTC') return `a trigger order waits parked until fired: tif must be GTC, got ${o.tif}`;
-    if ((o.trigger?.kind === 'trailing' || o.trigger?.kind === 'range') && o.price !== undefined)
-      return `a ${o.trigger.kind} trigger fires as a market order: price must be absent`;
-    return o.price === undefined && o.tif === 'ALO' ? 'a market order (no price) cannot be ALO' : undefined;
-  },
+  object({ ...orderFields, onFill: optional(array(onFillSpecSchema, { minLength: 1, maxLength: MAX_ON_FILL })) }, STRICT),
+  (o) =>
+    o.onFill !== undefined && o.trigger !== undefined
+      ? 'a trigger order cannot have onFill orders: they follow the fill of a market or limit order'
+      : orderProblem(o),
 );
 
 export const orderRefSchema = union([object({ orderId: string({ minLength: 1, maxLength: 128 }) }, STRICT), object({ clientTag }, STRICT)]);

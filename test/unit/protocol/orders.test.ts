@@ -96,3 +96,38 @@ describe('trailing stops and ranges (venue-protocol §4.2: trl {c, b, sz, trb, s
     }
   });
 });
+
+describe('on-fill orders (venue-protocol §4.2: of {trigger: m | l, actions})', () => {
+  const entry: OrderSpec = { symbol: 'BTC-USD', side: 'buy', size: 0.25, price: 100_000, tif: 'GTC', reduceOnly: false };
+  const onFill: OrderSpec = { ...entry, onFill: [sellStop, { ...base, side: 'sell', trigger: { kind: 'takeProfit', triggerPrice: 105_000 } }] };
+
+  it('current: an order with onFill is one of action, its children in order; the codec gives the children ids', () => {
+    const actions = currentOrderActions([place(onFill)]);
+    expect(actions).toEqual([
+      {
+        of: {
+          trigger: { l: { c: 'BTC-USD', b: true, px: 100_000, sz: 0.25, tif: 'GTC', r: false, i: false } },
+          actions: [{ st: { c: 'BTC-USD', d: false, sz: 0.25, tr: 95_000, i: false } }, { tp: { c: 'BTC-USD', d: true, sz: 0.25, tr: 105_000, i: false } }],
+        },
+      },
+    ]);
+    const encoded = codecFor('current').encode(input(actions));
+    expect(encoded.childOrderIds[0]).toHaveLength(2);
+    expect(encoded.childOrderIds[0]!.every((id) => typeof id === 'string')).toBe(true);
+  });
+
+  it('refused with a ValidationError naming the field: in v1, on a trigger order, empty, and on a child', () => {
+    const field = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e instanceof ValidationError ? e.field : e;
+      }
+      return undefined;
+    };
+    expect(field(() => v1OrderActions([place(onFill)]))).toBe('onFill');
+    expect(field(() => currentOrderActions([place({ ...sellStop, onFill: [entry] })]))).toBe('onFill');
+    expect(field(() => currentOrderActions([place({ ...entry, onFill: [] })]))).toBe('onFill');
+    expect(field(() => currentOrderActions([place({ ...entry, onFill: [sellStop, onFill] })]))).toBe('onFill[1].onFill');
+  });
+});
