@@ -107,6 +107,12 @@ export interface OrderSpec {
    * the children carry no `onFill` of their own.
    */
   readonly onFill?: readonly OrderSpec[];
+  /**
+   * Parks the order at the venue in a trigger basket (current dialect only: a `trig` of this one order) until the mark is
+   * at or above `price` (`above`) or at or below it; then the venue places it as specified. Tracked under its own id
+   * (computed at signing): `untriggered` while parked, then its own statuses. Not with `trigger` or `onFill`.
+   */
+  readonly whenMark?: { readonly above: boolean; readonly price: number };
 }
 
 /**

@@ -97,6 +97,9 @@ export function specProblem(spec: OrderSpec): string | undefined {
     if (problem !== undefined) return problem;
     if (spec.tif !== 'GTC') return `a trigger order's tif must be GTC, got ${spec.tif}`;
   }
+  const when = spec.whenMark;
+  if (when !== undefined && !(typeof when.above === 'boolean' && typeof when.price === 'number' && Number.isFinite(when.price) && when.price > 0))
+    return `whenMark must be {above: boolean, price: a finite number > 0}, got ${JSON.stringify(when)}`;
   return undefined;
 }
 
@@ -392,7 +395,7 @@ export class Execution implements Rehearsal {
   private place(strategy: string, spec: OrderSpec, stamp: DataStamp, nowMs: number, arrivalNs: bigint | undefined, ref: IntentRef | undefined): void {
     const problem = specProblem(spec) ?? (spec.onFill === undefined ? undefined : onFillProblem(spec.onFill));
     if (problem !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'INVALID', problem, ref);
-    const unsupported = spec.trigger === undefined && spec.onFill === undefined ? undefined : this.inexpressible(spec);
+    const unsupported = spec.trigger === undefined && spec.onFill === undefined && spec.whenMark === undefined ? undefined : this.inexpressible(spec);
     if (unsupported !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'UNSUPPORTED', unsupported, ref);
     if (!this.opts.codec.clientOrderIds && spec.clientTag !== undefined) {
       const live = this.tracker.find(strategy, { clientTag: spec.clientTag });
@@ -485,7 +488,8 @@ export class Execution implements Rehearsal {
     for (let i = 0; i < commands.length; i++) {
       const c = commands[i]!;
       if (c.kind !== 'place') continue;
-      this.tracker.sent(c.order, ids[i]!);
+      if (c.order.spec.whenMark !== undefined) this.tracker.sentParked(c.order, batch.request.encoded.childOrderIds[i]![0]!, ids[i]!);
+      else this.tracker.sent(c.order, ids[i]!);
       if (c.order.children !== undefined) this.tracker.sentChildren(c.order, batch.request.encoded.childOrderIds[i]!);
     }
     this.metrics.batchItems?.observe(commands.length);

@@ -64,6 +64,8 @@ export class TrackedOrder implements OrderView {
   heldBy: TrackedOrder | undefined = undefined;
   /** Its on-fill orders, in spec order, when it has any. */
   children: TrackedOrder[] | undefined = undefined;
+  /** The id of the trigger basket it waits in (OrderSpec.whenMark), when it is parked in one. */
+  parkedId: string | undefined = undefined;
 
   constructor(
     /** Local sequence number, unique in the process. */
@@ -82,9 +84,14 @@ export class TrackedOrder implements OrderView {
     if (this.venue !== undefined && rank(this.venue) === 3) return this.venue;
     if (this.cancelPending) return 'pendingCancel';
     if (this.unknown) return 'unknown';
-    if (this.venue === 'placed' && this.spec.trigger !== undefined && !this.fired) return 'untriggered';
+    if (this.venue === 'placed' && (this.spec.trigger !== undefined || this.parkedId !== undefined) && !this.fired) return 'untriggered';
     if (this.venue === undefined && this.heldBy?.terminal === false && this.heldBy.orderId !== undefined) return 'untriggered';
     return this.venue ?? 'pendingNew';
+  }
+
+  /** The id a cancel names: the basket's while the order waits in one, else the order's. */
+  get cancelId(): string | undefined {
+    return this.parkedId !== undefined && !this.fired ? this.parkedId : this.orderId;
   }
 
   get terminal(): boolean {
@@ -194,6 +201,13 @@ export class Tracker {
     }
   }
 
+  /** Sent parked in trigger basket `basketId` (OrderSpec.whenMark): known by its own id and, while parked, the basket's. */
+  sentParked(order: TrackedOrder, orderId: string, basketId: string): void {
+    order.parkedId = basketId;
+    this.byId.set(basketId, order);
+    this.sent(order, orderId);
+  }
+
   /** The order's request was answered (or found unknown): it is no longer in flight. */
   answered(order: TrackedOrder): void {
     order.inFlight = false;
@@ -204,6 +218,11 @@ export class Tracker {
     const order = this.byId.get(fact.orderId);
     if (!order) return undefined;
     const filled = fact.filledSize === undefined ? undefined : Math.abs(fact.filledSize);
+    if (order.parkedId !== undefined) {
+      // The basket's own facts say parked or cancelled (its fill, of size 0, only means it ran); the order's say it fired.
+      if (fact.orderId === order.orderId) return this.applyTo(order, fact.status, filled, fact.reason, true);
+      if (fact.status === 'filled' || fact.status === 'partiallyFilled') return undefined;
+    }
     return this.applyTo(order, fact.status, filled, fact.reason, fact.parked === false);
   }
 
@@ -322,7 +341,7 @@ export class Tracker {
 
   private applyTo(order: TrackedOrder, next: OrderStatus, filled: number | undefined, reason: string | undefined, fired = false): TrackedOrder | undefined {
     let changed = false;
-    if (fired && order.spec.trigger !== undefined && !order.fired && !order.terminal) {
+    if (fired && (order.spec.trigger !== undefined || order.parkedId !== undefined) && !order.fired && !order.terminal) {
       order.fired = true;
       changed = true;
     }

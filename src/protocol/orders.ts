@@ -16,6 +16,7 @@ function v1Item(item: OrderItem): object {
   if (item.kind === 'cancelAll') return { cancelAll: { c: item.symbols } };
   const s = item.spec;
   if (s.onFill !== undefined) throw new ValidationError('onFill', 'the v1 dialect has no on-fill orders; use the current dialect');
+  if (s.whenMark !== undefined) throw new ValidationError('whenMark', 'the v1 dialect has no trigger baskets; use the current dialect');
   const kind = s.trigger?.kind;
   if (kind === 'trailing' || kind === 'range')
     throw new ValidationError('trigger.kind', `the v1 dialect has no ${kind} orders (stop and takeProfit only); use the current dialect`);
@@ -35,7 +36,15 @@ function currentItem(item: OrderItem): object {
   if (item.kind === 'cancelAll') return { cxa: { c: item.symbols } };
   const s = item.spec;
   if (s.onFill !== undefined) return currentOnFill(s, s.onFill);
+  if (s.whenMark !== undefined) return currentBasket(s, s.whenMark);
   return currentPlace(s);
+}
+
+/** `trig` of the one order: placed once the mark reaches `whenMark.price`. Throws ValidationError with a trigger or onFill. */
+function currentBasket(s: OrderSpec, when: NonNullable<OrderSpec['whenMark']>): object {
+  if (s.trigger !== undefined || s.onFill !== undefined)
+    throw new ValidationError('whenMark', 'an order parked until a mark price cannot also be a trigger order or carry onFill orders');
+  return { trig: { c: s.symbol, d: when.above, tr: when.price, actions: [currentPlace(s)] } };
 }
 
 /**
@@ -45,6 +54,7 @@ function currentItem(item: OrderItem): object {
 function currentOnFill(s: OrderSpec, children: readonly OrderSpec[]): object {
   if (s.trigger !== undefined)
     throw new ValidationError('onFill', 'a trigger order cannot have on-fill orders: the venue fires them after a market or limit order fills');
+  if (s.whenMark !== undefined) throw new ValidationError('whenMark', 'an order parked until a mark price cannot carry onFill orders');
   if (children.length === 0) throw new ValidationError('onFill', 'must list at least one order');
   const actions = children.map((child, j) => {
     if (child.onFill !== undefined) throw new ValidationError(`onFill[${j}].onFill`, 'an on-fill order cannot have on-fill orders of its own');

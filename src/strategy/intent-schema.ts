@@ -64,11 +64,20 @@ function orderProblem(o: { trigger?: { kind: string } | undefined; tif: string; 
 const onFillSpecSchema = refine(object(orderFields, STRICT), orderProblem);
 
 export const orderSpecSchema = refine(
-  object({ ...orderFields, onFill: optional(array(onFillSpecSchema, { minLength: 1, maxLength: MAX_ON_FILL })) }, STRICT),
-  (o) =>
-    o.onFill !== undefined && o.trigger !== undefined
-      ? 'a trigger order cannot have onFill orders: they follow the fill of a market or limit order'
-      : orderProblem(o),
+  object(
+    {
+      ...orderFields,
+      onFill: optional(array(onFillSpecSchema, { minLength: 1, maxLength: MAX_ON_FILL })),
+      whenMark: optional(object({ above: boolean(), price }, STRICT)),
+    },
+    STRICT,
+  ),
+  (o) => {
+    if (o.onFill !== undefined && o.trigger !== undefined) return 'a trigger order cannot have onFill orders: they follow the fill of a market or limit order';
+    if (o.whenMark !== undefined && (o.trigger !== undefined || o.onFill !== undefined))
+      return 'an order parked until a mark price (whenMark) cannot also have a trigger or onFill orders';
+    return orderProblem(o);
+  },
 );
 
 export const orderRefSchema = union([object({ orderId: string({ minLength: 1, maxLength: 128 }) }, STRICT), object({ clientTag }, STRICT)]);

@@ -269,6 +269,53 @@ describe("the current dialect's on-fill orders from intents, through execution a
   }, 30_000);
 });
 
+describe("the current dialect's trigger baskets from intents (whenMark), through execution and the local venue", () => {
+  it('the order is tracked under its nested id: untriggered while its basket is parked, its own statuses once fired; a cancel cancels the basket', async () => {
+    const { venue, setMark } = await venueAtMark(100, 'current');
+    const lp = new Trader(venue);
+    await lp.faucet(1_000_000);
+    await lp.orders(lp.limit(SYMBOL, false, 103, 5), lp.limit(SYMBOL, true, 97, 5));
+    const b = new Bot(venue);
+    closers.push(() => b.close({ deadlineMs: 2_000 }));
+    await new Trader(venue, b.key).faucet(10_000);
+    await b.exec.start();
+    const breakout = {
+      symbol: SYMBOL,
+      side: 'buy',
+      size: 1,
+      price: 103,
+      tif: 'IOC',
+      reduceOnly: false,
+      clientTag: 'breakout',
+      whenMark: { above: true, price: 102 },
+    } as const;
+    const dip = { ...breakout, price: 96, tif: 'GTC', clientTag: 'dip', whenMark: { above: false, price: 95 } } as const;
+    b.exec.submit('s', { kind: 'place', order: breakout, ...stamp() });
+    b.exec.submit('s', { kind: 'place', order: dip, ...stamp() });
+    const statuses = (tag: string) =>
+      b
+        .of('s')
+        .filter((e) => e.clientTag === tag)
+        .map((e) => e.status);
+    await until(() => statuses('breakout').includes('untriggered') && statuses('dip').includes('untriggered'), 'both parked');
+    const [breakoutId, dipId] = ['breakout', 'dip'].map((tag) => b.exec.openOrders('s').find((o) => o.spec.clientTag === tag)!.orderId);
+    expect((await b.openAtVenue()).map((o) => o.orderId)).not.toContain(breakoutId);
+
+    b.exec.submit('s', { kind: 'cancel', symbol: SYMBOL, ref: { clientTag: 'dip' }, ...stamp() });
+    await until(() => statuses('dip').includes('cancelled'), 'the parked dip cancelled');
+    expect(statuses('dip')).toEqual(['pendingNew', 'untriggered', 'pendingCancel', 'cancelled']);
+
+    await setMark(102);
+    await until(() => statuses('breakout').includes('filled'), 'the breakout filled once the mark reached 102');
+    expect(statuses('breakout')).toEqual(['pendingNew', 'untriggered', 'filled']);
+    const history = (await lp.query('orderHistory', b.key.publicKey)).map((r) => r.orderHistory);
+    expect(history.find((h) => h.orderId === breakoutId)).toMatchObject({ status: 'filled', orderType: 'limit' });
+    expect(history.some((h) => h.orderId === dipId)).toBe(false);
+    expect(await b.openAtVenue()).toEqual([]);
+    expect(b.exec.openOrders('s')).toEqual([]);
+  }, 30_000);
+});
+
 describe('perpbot order place --trigger against the local venue', () => {
   const home = mkdtempSync(join(tmpdir(), 'perpbot-trigger-cli-'));
   beforeAll(() => {

@@ -350,6 +350,44 @@ describe('execution: on-fill orders (current dialect)', () => {
   });
 });
 
+describe('execution: orders parked in a trigger basket (whenMark, current dialect)', () => {
+  it("is known by its own id and the basket's: untriggered while parked, the basket's fill ignored, cancelled by the basket's id", async () => {
+    const updates = new Subject<VenueOrderFact>();
+    const submitter = new FakeSubmitter((request, body) =>
+      accepted(body.actions.map((a: any, i: number) => (a.cx ? fact(a.cx.oid, 'cancelled') : fact(request.encoded.orderIds[i], 'placed')))),
+    );
+    const { exec, events } = setup({ codec: codecFor('current'), submitter, orderUpdates$: updates });
+    await exec.start();
+    const parked = (clientTag: string) => spec({ clientTag, whenMark: { above: true, price: 105 } });
+    exec.submit('mm', { kind: 'place', order: parked('a'), ...stamp });
+    exec.submit('mm', { kind: 'place', order: parked('b'), ...stamp });
+    await flushPromises();
+    const [basketA, basketB] = submitter.sent[0]!.request.encoded.orderIds;
+    const [idA, idB] = submitter.sent[0]!.request.encoded.childOrderIds.map((ids) => ids[0]!);
+    const of = (tag: string) => events.filter((e) => e.clientTag === tag).map((e) => [e.orderId, e.status]);
+    expect(of('a')).toEqual([
+      [idA, 'pendingNew'],
+      [idA, 'untriggered'],
+    ]);
+    updates.next({ orderId: basketA!, status: 'placed', parked: false }); // triggered: the basket fired
+    updates.next({ orderId: basketA!, status: 'filled', filledSize: 0 });
+    expect(of('a').slice(2)).toEqual([[idA, 'placed']]);
+    updates.next({ orderId: idA!, status: 'placed', filledSize: 0 });
+    updates.next({ orderId: idA!, status: 'filled', filledSize: 1 });
+    expect(
+      of('a')
+        .slice(2)
+        .map(([, s]) => s),
+    ).toEqual(['placed', 'filled']);
+
+    exec.submit('mm', { kind: 'cancel', symbol: 'BTC-USD', ref: { clientTag: 'b' }, ...stamp });
+    await flushPromises();
+    expect(submitter.sent[1]!.body.actions).toEqual([{ cx: { c: 'BTC-USD', oid: basketB } }]);
+    expect(of('b').map(([, s]) => s)).toEqual(['pendingNew', 'untriggered', 'pendingCancel', 'cancelled']);
+    expect(of('b').every(([id]) => id === idB)).toBe(true);
+  });
+});
+
 describe('execution: reconciliation and stop', () => {
   it('adopts unknown resting orders for the owner the policy names, cancels the rest, resolves vanished ones', async () => {
     const queries = new FakeQueries();

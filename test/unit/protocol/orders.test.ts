@@ -131,3 +131,31 @@ describe('on-fill orders (venue-protocol §4.2: of {trigger: m | l, actions})', 
     expect(field(() => currentOrderActions([place({ ...entry, onFill: [sellStop, onFill] })]))).toBe('onFill[1].onFill');
   });
 });
+
+describe('orders parked until a mark price (venue-protocol §4.2: trig {c, d, tr, actions})', () => {
+  const dip: OrderSpec = {
+    symbol: 'BTC-USD',
+    side: 'buy',
+    size: 0.25,
+    price: 94_000,
+    tif: 'GTC',
+    reduceOnly: false,
+    whenMark: { above: false, price: 95_000 },
+  };
+
+  it('current: a trig of the one order; the codec gives the order its nested id under the basket id', () => {
+    const actions = currentOrderActions([place(dip)]);
+    expect(actions).toEqual([
+      { trig: { c: 'BTC-USD', d: false, tr: 95_000, actions: [{ l: { c: 'BTC-USD', b: true, px: 94_000, sz: 0.25, tif: 'GTC', r: false, i: false } }] } },
+    ]);
+    const encoded = codecFor('current').encode(input(actions));
+    expect(encoded.childOrderIds[0]).toEqual([expect.any(String)]);
+    expect(encoded.childOrderIds[0]![0]).not.toBe(encoded.orderIds[0]);
+  });
+
+  it('refused naming whenMark: in v1, with a trigger, with onFill', () => {
+    expect(() => v1OrderActions([place(dip)])).toThrow(/^whenMark: /);
+    expect(() => currentOrderActions([place({ ...dip, ...sellStop, whenMark: dip.whenMark })])).toThrow(/^whenMark: /);
+    expect(() => currentOrderActions([place({ ...dip, onFill: [sellStop] })])).toThrow(/^whenMark: /);
+  });
+});

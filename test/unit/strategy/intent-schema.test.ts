@@ -72,6 +72,9 @@ describe('intentSchema', () => {
     expect(reason(place({ price: undefined, reduceOnly: true, trigger: { kind: 'stop', triggerPrice: 1 }, onFill: [tp] }))).toMatch(
       /^intent\.order: a trigger order cannot have onFill orders/,
     );
+    expect(reason(place({ whenMark: { above: true, price: 101_000 } }))).toBeUndefined();
+    expect(reason(place({ whenMark: { above: true, price: 0 } }))).toMatch(/^intent\.order\.whenMark\.price: /);
+    expect(reason(place({ whenMark: { above: true, price: 101_000 }, onFill: [tp] }))).toMatch(/^intent\.order: an order parked until a mark price/);
   });
 
   it('rejects unknown fields, bad numbers and impossible orders, naming the field', () => {
