@@ -171,6 +171,10 @@ export interface Account {
   history: OrderHistory | null;
   lastFaucetNs: bigint;
   dirty: boolean;
+  parent: string | null;
+  subName: string | null;
+  subs: string[] | null;
+  subSeq: number;
   linkOrder(o: Order): void;
   unlinkOrder(o: Order): void;
   setLeverage(index: number, market: Market, leverage: number): number;

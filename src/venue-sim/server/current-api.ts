@@ -351,6 +351,32 @@ export class CurrentOrderApi {
       }
       case 'updateUserSettings':
         return currentLeverageStatuses(engine.setLeverage(account, Object.entries(actionBody(action, 'updateUserSettings').m)));
+      case 'createSubAccount': {
+        const c = actionBody(action, tag);
+        return [engine.createSubAccount(account, c.name, c.marginAmount)];
+      }
+      case 'transfer': {
+        const t = actionBody(action, tag);
+        if (t.k === 'external')
+          return [{ transferFailed: { message: 'external transfers are not supported by the local venue (their semantics are undocumented)' } }];
+        return [engine.transfer(account, t.from, t.to, t.marginAmount)];
+      }
+      case 'removeSubAccount':
+        return [engine.removeSubAccount(account, actionBody(action, tag).toRemove)];
+      case 'renameSubAccount': {
+        const r = actionBody(action, tag);
+        return [engine.renameSubAccount(account, r.a, r.n)];
+      }
+      case 'createMultisig':
+      case 'msp':
+      case 'msa':
+      case 'msr':
+      case 'msc':
+      case 'mse':
+      case 'msu':
+        return [
+          { error: { message: `${tag} is not supported by the local venue: multisig account keys, proposal rules and the proposal stream are undocumented` } },
+        ];
       default:
         return [{ error: { message: `${tag} is not supported by the local venue` } }];
     }

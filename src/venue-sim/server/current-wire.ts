@@ -190,9 +190,11 @@ export function positionRow(engine: Engine, e: PositionUpdateEvent, liquidationP
  * parked trigger baskets to openOrders and on-fill actions to pendingOnFill.
  */
 export function currentFullAccount(engine: Engine, user: string, liquidationPrice: (e: PositionUpdateEvent) => number, held?: ContingentBook) {
+  const h = engine.hierarchy(user);
   return {
-    kind: 'MasterEOA',
-    subAccounts: [],
+    kind: h.parent === null ? 'MasterEOA' : 'SubAccount',
+    ...(h.parent !== null && { parent: h.parent, name: h.name }),
+    subAccounts: h.subAccounts.map((pubkey) => ({ pubkey })),
     authorizedAgentWallets: engine.agents(user),
     margin: margin(engine, user),
     positions: engine.positionDetails(user).map((p) => positionRow(engine, p, liquidationPrice(p))),

@@ -10,6 +10,7 @@ import type { Action } from '../../../src/protocol/current/actions.js';
 import { nestedOrderIds } from '../../../src/protocol/current/order-id.js';
 import { signRequest, type SignedRequest } from '../../../src/protocol/sign.js';
 import { startVenue, type BlockRecord, type Venue, type VenueOptions } from '../../../src/venue-sim/server/index.js';
+import { subAccountKey } from '../../../src/venue-sim/engine/index.js';
 import { AccountStreams } from '../../../src/account/account.js';
 import type { AccountState } from '../../../src/account/state.js';
 import { connectVenue } from '../../../src/client/venue.js';
@@ -376,6 +377,62 @@ describe('the local venue in the current generation', () => {
     const history = (await post(venue, '/account', { type: 'orderHistory', user: owner.publicKey })).body.map((r: any) => r.orderHistory);
     expect(history.filter((h: any) => ids.includes(h.orderId)).map((h: any) => [h.orderId, h.orderType])).toEqual(expect.arrayContaining([[ids[0], 'stop']]));
     expect(history.every((h: any) => !('conditional' in h))).toBe(true);
+  });
+
+  it('sub-accounts: created under a derived key with margin, traded by the master and its agents, transfers within the family, renamed, removed', async () => {
+    const venue = await venueWith();
+    const [owner, agent, stranger] = [Keypair.generate(), Keypair.generate(), Keypair.generate()];
+    for (const k of [owner, stranger]) venue.engine.faucet(k.publicKey, 10_000);
+    venue.engine.setOraclePrice(SYMBOL, 50_000);
+    await send(venue, sign(owner, [{ agentWalletCreation: { a: agent.publicKey, d: false } }]));
+    const statuses = async (key: Keypair, actions: unknown[], account?: string) =>
+      (await send(venue, sign(key, actions, { account }))).body.response.data.statuses;
+    const sub = subAccountKey(owner.publicKey, 0);
+    expect(await statuses(owner, [{ createSubAccount: { name: 'hedge', marginAmount: 2500 } }])).toEqual([
+      { createSubAccount: { master: owner.publicKey, sub, name: 'hedge', margin: 2500 } },
+    ]);
+    expect(await statuses(owner, [{ createSubAccount: { name: 'hedge' } }])).toEqual([
+      { createSubAccountFailed: { message: 'a sub-account named "hedge" exists' } },
+    ]);
+    const balance = (key: string) => venue.engine.marginSummary(key).totalBalance;
+    expect([balance(owner.publicKey), balance(sub)]).toEqual([7500, 2500]);
+
+    const bid = sign(owner, [limit(true, 49_000, 0.01)], { account: sub });
+    expect((await send(venue, bid)).body.response.data.statuses).toEqual([{ resting: { oid: bid.encoded.orderIds[0] } }]);
+    expect(await statuses(agent, [limit(true, 48_000, 0.01)], sub)).toEqual([{ resting: { oid: expect.any(String) } }]);
+    expect((await send(venue, sign(stranger, [limit(true, 48_000, 0.01)], { account: sub }))).body.status).toBe('error');
+
+    expect(await statuses(owner, [{ transfer: { k: 'internal', from: sub, to: owner.publicKey, marginAmount: 500 } }])).toEqual([
+      { transfer: { from: sub, to: owner.publicKey, symbol: 'USDC', amount: 500 } },
+    ]);
+    expect([balance(owner.publicKey), balance(sub)]).toEqual([8000, 2000]);
+    const refusedTransfers = await statuses(owner, [
+      { transfer: { k: 'internal', from: owner.publicKey, to: stranger.publicKey, marginAmount: 1 } },
+      { transfer: { k: 'external', from: owner.publicKey, to: stranger.publicKey, marginAmount: 1 } },
+      { transfer: { k: 'internal', from: sub, to: owner.publicKey, marginAmount: 2000 } },
+    ]);
+    expect(refusedTransfers.map((r) => r.transferFailed.message)).toEqual([
+      'from and to must be the account or its sub-accounts',
+      'external transfers are not supported by the local venue (their semantics are undocumented)',
+      'Insufficient margin',
+    ]);
+
+    const full = async (key: string) => (await post(venue, '/account', { type: 'fullAccount', user: key })).body[0].fullAccount;
+    expect(await full(owner.publicKey)).toMatchObject({ kind: 'MasterEOA', subAccounts: [{ pubkey: sub }] });
+    expect(await statuses(owner, [{ renameSubAccount: { a: sub, n: 'carry' } }])).toEqual([{ renameSubAccount: { account: sub, name: 'carry' } }]);
+    expect(await full(sub)).toMatchObject({ kind: 'SubAccount', parent: owner.publicKey, name: 'carry', subAccounts: [] });
+
+    expect(await statuses(owner, [{ removeSubAccount: { toRemove: sub } }])).toEqual([
+      { removeSubAccountFailed: { message: 'the sub-account has open orders or positions' } },
+    ]);
+    await send(venue, sign(owner, [{ cxa: { c: [] } }], { account: sub }));
+    expect(await statuses(owner, [{ removeSubAccount: { toRemove: sub } }])).toEqual([{ removeSubAccount: { account: sub, marginMoved: 2000 } }]);
+    expect(balance(owner.publicKey)).toBe(10_000);
+    expect((await send(venue, sign(owner, [limit(true, 48_000, 0.01)], { account: sub }))).body.status).toBe('error');
+    expect(venue.engine.selfCheck()).toEqual([]);
+
+    const multisig = { createMultisig: { signers: [owner.publicKey, agent.publicKey], threshold: 2, timeLockSecs: 0, proposalLifetimeSecs: 3600 } };
+    expect((await statuses(owner, [multisig]))[0]!.error.message).toMatch(/^createMultisig is not supported by the local venue: multisig/);
   });
 
   it('slides a crossing ALO_SLIDE order one tick behind the best ask, refuses ALO_JOIN, and rejects a crossing ALO', async () => {
