@@ -246,7 +246,8 @@ function marketInfoRow(m: MarketInfo) {
     lotSize: m.lotSize,
     minNotional: m.minNotional,
     maxLeverage: m.maxLeverage,
-    orderTypes: ['LIMIT', 'MARKET', 'STOP', 'STOP_LIMIT'],
+    // every type the local venue runs: take-profit, range, trigger basket and trailing through the current envelope
+    orderTypes: ['LIMIT', 'MARKET', 'STOP', 'STOP_LIMIT', 'TAKE_PROFIT', 'RANGE', 'TRIGGER', 'TRAILING'],
     timeInForces: ['GTC', 'IOC', 'ALO'],
   };
 }

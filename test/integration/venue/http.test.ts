@@ -237,6 +237,7 @@ describe('local venue HTTP: market data and limits', () => {
       lotSize: 0.0001,
       minNotional: 10,
       maxLeverage: 50,
+      orderTypes: ['LIMIT', 'MARKET', 'STOP', 'STOP_LIMIT', 'TAKE_PROFIT', 'RANGE', 'TRIGGER', 'TRAILING'],
     });
     const t = new Trader(venue);
     await t.faucet(100_000);
