@@ -21,6 +21,8 @@ import { until } from '../../support/until.js';
 const cleanup = cleanups();
 const SYMBOL = 'BTC-USD';
 const log = { info: () => {}, warn: () => {} };
+const writeErrors: string[] = [];
+const onWriteError = (kind: string, error: Error) => void writeErrors.push(`${kind}: ${error.message}`);
 
 describe('account notices of the current generation in the daemon journal', () => {
   it('adl and a refused cancel are journaled for the recorded account; the fee tiers are in its state', async () => {
@@ -44,7 +46,7 @@ describe('account notices of the current generation in the daemon journal', () =
       nonceStore: journal.nonces,
       strategies: [],
       beforeStart: (parts) => {
-        recorder = recordTrading(journal, parts, { venue: venue.url, clock: systemClock(), log });
+        recorder = recordTrading(journal, parts, { venue: venue.url, clock: systemClock(), log, onWriteError });
         recorder.add(parts.accounts.state$(parts.account).subscribe((state) => (feeTiers = state.feeTiers)));
       },
     });
@@ -74,5 +76,6 @@ describe('account notices of the current generation in the daemon journal', () =
     const adl = journal.notices().find((n) => n.notice.kind === 'adl')!;
     expect(adl).toMatchObject({ account: bob.publicKey, notice: { kind: 'adl', symbol: SYMBOL, size: 0.14, price: 44_000, side: 'buy' } });
     expect(journal.notices().every((n) => n.account === bob.publicKey)).toBe(true);
+    expect(writeErrors).toEqual([]);
   }, 30_000);
 });
