@@ -100,6 +100,19 @@ export interface OrderSpec {
   readonly clientTag?: string;
   /** Makes it a conditional order (stop, take-profit, trailing stop or range); tif must then be GTC. */
   readonly trigger?: TriggerSpec;
+  /**
+   * Orders the venue places once this one has filled completely (current dialect only: an `of` action), e.g. the
+   * take-profit and stop of the position it opens. Each is an order of its own (its own id and events): `untriggered`
+   * while held, `cancelled` when this order ends without filling completely. This order must not be a trigger order;
+   * the children carry no `onFill` of their own.
+   */
+  readonly onFill?: readonly OrderSpec[];
+  /**
+   * Parks the order at the venue in a trigger basket (current dialect only: a `trig` of this one order) until the mark is
+   * at or above `price` (`above`) or at or below it; then the venue places it as specified. Tracked under its own id
+   * (computed at signing): `untriggered` while parked, then its own statuses. Not with `trigger` or `onFill`.
+   */
+  readonly whenMark?: { readonly above: boolean; readonly price: number };
 }
 
 /**

@@ -177,7 +177,7 @@ export class Batcher {
     const items: OrderItem[] = commands.map((c) =>
       c.kind === 'place'
         ? { kind: 'place', spec: c.order.spec, cloid: c.order.cloid }
-        : { kind: 'cancel', symbol: c.order.spec.symbol, orderId: c.order.orderId! },
+        : { kind: 'cancel', symbol: c.order.spec.symbol, orderId: c.order.cancelId! },
     );
     this.lastItems = items;
     this.lastNonce = nonce;

@@ -97,6 +97,20 @@ export function specProblem(spec: OrderSpec): string | undefined {
     if (problem !== undefined) return problem;
     if (spec.tif !== 'GTC') return `a trigger order's tif must be GTC, got ${spec.tif}`;
   }
+  const when = spec.whenMark;
+  if (when !== undefined && !(typeof when.above === 'boolean' && typeof when.price === 'number' && Number.isFinite(when.price) && when.price > 0))
+    return `whenMark must be {above: boolean, price: a finite number > 0}, got ${JSON.stringify(when)}`;
+  return undefined;
+}
+
+/** Why on-fill orders cannot be sent (each as specProblem, none with children of its own), or undefined. */
+function onFillProblem(children: readonly OrderSpec[]): string | undefined {
+  if (children.length === 0) return 'onFill must list at least one order';
+  for (let j = 0; j < children.length; j++) {
+    const child = children[j]!;
+    const problem = child.onFill !== undefined ? 'an on-fill order cannot have onFill orders of its own' : specProblem(child);
+    if (problem !== undefined) return `onFill[${j}]: ${problem}`;
+  }
   return undefined;
 }
 
@@ -341,6 +355,10 @@ export class Execution implements Rehearsal {
   /** Cancels `target` for its owner; false when risk refused the cancel. */
   private cancel(target: TrackedOrder, nowMs: number, arrivalNs: bigint | undefined): boolean {
     if (target.terminal || target.cancelPending) return true;
+    if (target.venue === undefined && target.heldBy?.terminal === false) {
+      this.tracker.note(target, `held until ${target.heldBy.eventId} fills: cancel that order to cancel this one`);
+      return false;
+    }
     if (target.orderId === undefined) {
       if (this.batcher.withdraw(target)) this.tracker.drop(target);
       return true;
@@ -375,9 +393,9 @@ export class Execution implements Rehearsal {
   }
 
   private place(strategy: string, spec: OrderSpec, stamp: DataStamp, nowMs: number, arrivalNs: bigint | undefined, ref: IntentRef | undefined): void {
-    const problem = specProblem(spec);
+    const problem = specProblem(spec) ?? (spec.onFill === undefined ? undefined : onFillProblem(spec.onFill));
     if (problem !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'INVALID', problem, ref);
-    const unsupported = spec.trigger === undefined ? undefined : this.inexpressible(spec);
+    const unsupported = spec.trigger === undefined && spec.onFill === undefined && spec.whenMark === undefined ? undefined : this.inexpressible(spec);
     if (unsupported !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'UNSUPPORTED', unsupported, ref);
     if (!this.opts.codec.clientOrderIds && spec.clientTag !== undefined) {
       const live = this.tracker.find(strategy, { clientTag: spec.clientTag });
@@ -393,7 +411,7 @@ export class Execution implements Rehearsal {
     }
     const op: PlannedOp = { kind: 'place', strategy, order: spec, stamp };
     this.lastPlace = op;
-    const decision = this.opts.risk.check(op, nowMs);
+    const decision = spec.onFill === undefined ? this.opts.risk.check(op, nowMs) : this.checkWithChildren(op, spec.onFill, nowMs);
     if (!decision.ok) {
       this.metrics.denials?.inc({ reason: decision.reason });
       const order = this.tracker.create(strategy, spec, ref);
@@ -403,7 +421,18 @@ export class Execution implements Rehearsal {
     this.batcher.enqueue({ kind: 'place', order: this.tracker.create(strategy, spec, ref), arrivalNs });
   }
 
-  /** Why the dialect cannot express the conditional order `spec` (protocol/orders.ts decides), or undefined. */
+  /** Risk's decision on an order and each of its on-fill orders (each a place of its own): the first denial, else ok. */
+  private checkWithChildren(op: Extract<PlannedOp, { kind: 'place' }>, children: readonly OrderSpec[], nowMs: number) {
+    const decision = this.opts.risk.check(op, nowMs);
+    if (!decision.ok) return decision;
+    for (const child of children) {
+      const d = this.opts.risk.check({ ...op, order: child }, nowMs);
+      if (!d.ok) return d;
+    }
+    return decision;
+  }
+
+  /** Why the dialect cannot express the conditional or on-fill order `spec` (protocol/orders.ts decides), or undefined. */
   private inexpressible(spec: OrderSpec): string | undefined {
     try {
       this.opts.codec.orderActions([{ kind: 'place', spec, cloid: undefined }]);
@@ -458,7 +487,10 @@ export class Execution implements Rehearsal {
     const commands = batch.commands;
     for (let i = 0; i < commands.length; i++) {
       const c = commands[i]!;
-      if (c.kind === 'place') this.tracker.sent(c.order, ids[i]!);
+      if (c.kind !== 'place') continue;
+      if (c.order.spec.whenMark !== undefined) this.tracker.sentParked(c.order, batch.request.encoded.childOrderIds[i]![0]!, ids[i]!);
+      else this.tracker.sent(c.order, ids[i]!);
+      if (c.order.children !== undefined) this.tracker.sentChildren(c.order, batch.request.encoded.childOrderIds[i]!);
     }
     this.metrics.batchItems?.observe(commands.length);
     if (!this.writeHooks) {

@@ -30,7 +30,7 @@ function cancellable(o: TrackedOrder): boolean {
   return !o.terminal && !o.cancelPending;
 }
 
-/** The live order already is `spec` (same market, side, price, open size, time in force, reduce-only, trigger and tag). */
+/** The live order already is `spec` (same market, side, price, open size, time in force, reduce-only, trigger, on-fill orders (the same list) and tag). */
 export function orderMatchesSpec(o: TrackedOrder, spec: OrderSpec): boolean {
   const s = o.spec;
   return (
@@ -41,6 +41,7 @@ export function orderMatchesSpec(o: TrackedOrder, spec: OrderSpec): boolean {
     s.tif === spec.tif &&
     s.reduceOnly === spec.reduceOnly &&
     sameTrigger(s.trigger, spec.trigger) &&
+    s.onFill === spec.onFill &&
     (spec.clientTag === undefined || spec.clientTag === s.clientTag)
   );
 }

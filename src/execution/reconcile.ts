@@ -60,7 +60,18 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions = {}
     if (owner !== undefined) adopted.push(tracker.adopt(row, owner));
     else toCancel.push(tracker.adopt(row, RECONCILE_OWNER));
   }
-  const gone = tracker.openOrders().filter((o) => o.orderId !== undefined && !o.inFlight && !o.unknown && !resting.has(o.orderId));
+  // an on-fill order held until its parent fills is not among the venue's open orders (it is in fullAccount.pendingOnFill)
+  const gone = tracker
+    .openOrders()
+    .filter(
+      (o) =>
+        o.orderId !== undefined &&
+        !o.inFlight &&
+        !o.unknown &&
+        !resting.has(o.orderId) &&
+        !(o.parkedId !== undefined && resting.has(o.parkedId)) &&
+        !(o.venue === undefined && o.heldBy?.terminal === false),
+    );
   const resolved: TrackedOrder[] = [];
   const missing: TrackedOrder[] = [];
   if (gone.length > 0) {

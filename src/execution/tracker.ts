@@ -60,6 +60,12 @@ export class TrackedOrder implements OrderView {
   reason: string | undefined = undefined;
   /** The last event the owner was told (status, filled size, reason, id are compared), so an unchanged view is not repeated. */
   told: OrderEvent | undefined = undefined;
+  /** The order whose fill places this one (OrderSpec.onFill), when it is such a child. */
+  heldBy: TrackedOrder | undefined = undefined;
+  /** Its on-fill orders, in spec order, when it has any. */
+  children: TrackedOrder[] | undefined = undefined;
+  /** The id of the trigger basket it waits in (OrderSpec.whenMark), when it is parked in one. */
+  parkedId: string | undefined = undefined;
 
   constructor(
     /** Local sequence number, unique in the process. */
@@ -78,8 +84,14 @@ export class TrackedOrder implements OrderView {
     if (this.venue !== undefined && rank(this.venue) === 3) return this.venue;
     if (this.cancelPending) return 'pendingCancel';
     if (this.unknown) return 'unknown';
-    if (this.venue === 'placed' && this.spec.trigger !== undefined && !this.fired) return 'untriggered';
+    if (this.venue === 'placed' && (this.spec.trigger !== undefined || this.parkedId !== undefined) && !this.fired) return 'untriggered';
+    if (this.venue === undefined && this.heldBy?.terminal === false && this.heldBy.orderId !== undefined) return 'untriggered';
     return this.venue ?? 'pendingNew';
+  }
+
+  /** The id a cancel names: the basket's while the order waits in one, else the order's. */
+  get cancelId(): string | undefined {
+    return this.parkedId !== undefined && !this.fired ? this.parkedId : this.orderId;
   }
 
   get terminal(): boolean {
@@ -152,13 +164,20 @@ export class Tracker {
     const order = new TrackedOrder(key, strategy, spec, cloid, duplicateOf, intent);
     if (tag !== undefined && !duplicateOf) this.tags.set(tagKey(strategy, tag), order);
     this.openSet(strategy, spec.symbol).add(order);
+    if (spec.onFill !== undefined)
+      order.children = spec.onFill.map((child) => {
+        const held = this.create(strategy, child, intent);
+        held.heldBy = order;
+        return held;
+      });
     return order;
   }
 
-  /** Forgets an order that was never sent (withdrawn from its batch); no event. */
+  /** Forgets an order that was never sent (withdrawn from its batch), with its on-fill orders; no event. */
   drop(order: TrackedOrder): void {
     if (order.orderId !== undefined) throw new Error(`order ${order.orderId} was sent; it cannot be dropped`);
     this.unlist(order);
+    for (const child of order.children ?? []) this.unlist(child);
   }
 
   /** The id predicted at signing: the order is now in flight (pendingNew event). */
@@ -167,6 +186,26 @@ export class Tracker {
     order.inFlight = true;
     this.byId.set(orderId, order);
     this.emit(order);
+  }
+
+  /** The ids predicted at signing for `order`'s on-fill orders (Encoded.childOrderIds): each is now held (untriggered event). */
+  sentChildren(order: TrackedOrder, childIds: readonly (string | null)[]): void {
+    const children = order.children ?? [];
+    for (let j = 0; j < children.length; j++) {
+      const child = children[j]!;
+      const id = childIds[j];
+      if (id == null) throw new Error(`no id for on-fill order ${j} of ${order.orderId}`);
+      child.orderId = id;
+      this.byId.set(id, child);
+      this.emit(child);
+    }
+  }
+
+  /** Sent parked in trigger basket `basketId` (OrderSpec.whenMark): known by its own id and, while parked, the basket's. */
+  sentParked(order: TrackedOrder, orderId: string, basketId: string): void {
+    order.parkedId = basketId;
+    this.byId.set(basketId, order);
+    this.sent(order, orderId);
   }
 
   /** The order's request was answered (or found unknown): it is no longer in flight. */
@@ -179,6 +218,11 @@ export class Tracker {
     const order = this.byId.get(fact.orderId);
     if (!order) return undefined;
     const filled = fact.filledSize === undefined ? undefined : Math.abs(fact.filledSize);
+    if (order.parkedId !== undefined) {
+      // The basket's own facts say parked or cancelled (its fill, of size 0, only means it ran); the order's say it fired.
+      if (fact.orderId === order.orderId) return this.applyTo(order, fact.status, filled, fact.reason, true);
+      if (fact.status === 'filled' || fact.status === 'partiallyFilled') return undefined;
+    }
     return this.applyTo(order, fact.status, filled, fact.reason, fact.parked === false);
   }
 
@@ -297,7 +341,7 @@ export class Tracker {
 
   private applyTo(order: TrackedOrder, next: OrderStatus, filled: number | undefined, reason: string | undefined, fired = false): TrackedOrder | undefined {
     let changed = false;
-    if (fired && order.spec.trigger !== undefined && !order.fired && !order.terminal) {
+    if (fired && (order.spec.trigger !== undefined || order.parkedId !== undefined) && !order.fired && !order.terminal) {
       order.fired = true;
       changed = true;
     }
@@ -329,6 +373,10 @@ export class Tracker {
     if (!changed) return undefined;
     if (order.terminal) this.retire(order);
     this.emit(order);
+    if (order.terminal && order.children !== undefined && order.venue !== 'filled') {
+      const why = `on-fill order not placed: ${order.eventId} ended ${order.venue} without filling completely`;
+      for (const child of order.children) if (child.venue === undefined) this.applyTo(child, 'cancelled', undefined, why);
+    }
     return order;
   }
 

@@ -37,6 +37,11 @@ export interface Encoded {
    * none applies. Computed on first read (not part of the signed request), so a caller can send first.
    */
   readonly orderIds: (string | null)[];
+  /**
+   * Per top-level action, the ids of the orders nested in it (current `trig` / `of`: docs/protocol.md's rule), null
+   * where a nested action places none; empty for any other action and in v1. Computed on first read.
+   */
+  readonly childOrderIds: (string | null)[][];
   /** Endpoint path relative to the base URL (`/order`, `/agent-wallet`, ...). */
   readonly path: string;
   /** True when the request only cancels orders (clients give cancels their own rate budget). */

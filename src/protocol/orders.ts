@@ -1,4 +1,4 @@
-// Orders → each dialect's action JSON (v1: one `order` action with items; current: `l`/`m`/`st`/`tp`/`trl`/`rng`/`cx`/`cxa`
+// Orders → each dialect's action JSON (v1: one `order` action with items; current: `l`/`m`/`st`/`tp`/`trl`/`rng`/`of`/`cx`/`cxa`
 // actions), in the shape the dialect's action schema returns; an order the dialect cannot express throws ValidationError. Invariant: item k of the output is item k of the input, so the codec's
 // predicted order id k belongs to item k; the one place order JSON is built (execution and the command line use it).
 
@@ -15,6 +15,8 @@ function v1Item(item: OrderItem): object {
   if (item.kind === 'cancel') return { cancel: { c: item.symbol, oid: item.orderId } };
   if (item.kind === 'cancelAll') return { cancelAll: { c: item.symbols } };
   const s = item.spec;
+  if (s.onFill !== undefined) throw new ValidationError('onFill', 'the v1 dialect has no on-fill orders; use the current dialect');
+  if (s.whenMark !== undefined) throw new ValidationError('whenMark', 'the v1 dialect has no trigger baskets; use the current dialect');
   const kind = s.trigger?.kind;
   if (kind === 'trailing' || kind === 'range')
     throw new ValidationError('trigger.kind', `the v1 dialect has no ${kind} orders (stop and takeProfit only); use the current dialect`);
@@ -33,6 +35,35 @@ function currentItem(item: OrderItem): object {
   if (item.kind === 'cancel') return { cx: { c: item.symbol, oid: item.orderId } };
   if (item.kind === 'cancelAll') return { cxa: { c: item.symbols } };
   const s = item.spec;
+  if (s.onFill !== undefined) return currentOnFill(s, s.onFill);
+  if (s.whenMark !== undefined) return currentBasket(s, s.whenMark);
+  return currentPlace(s);
+}
+
+/** `trig` of the one order: placed once the mark reaches `whenMark.price`. Throws ValidationError with a trigger or onFill. */
+function currentBasket(s: OrderSpec, when: NonNullable<OrderSpec['whenMark']>): object {
+  if (s.trigger !== undefined || s.onFill !== undefined)
+    throw new ValidationError('whenMark', 'an order parked until a mark price cannot also be a trigger order or carry onFill orders');
+  return { trig: { c: s.symbol, d: when.above, tr: when.price, actions: [currentPlace(s)] } };
+}
+
+/**
+ * `of`: the order (a market or limit order) and, once it has filled, its children. Throws ValidationError for a trigger
+ * order with children (the venue's `of.trigger` is an `m` or `l`) and for a child with children of its own.
+ */
+function currentOnFill(s: OrderSpec, children: readonly OrderSpec[]): object {
+  if (s.trigger !== undefined)
+    throw new ValidationError('onFill', 'a trigger order cannot have on-fill orders: the venue fires them after a market or limit order fills');
+  if (s.whenMark !== undefined) throw new ValidationError('whenMark', 'an order parked until a mark price cannot carry onFill orders');
+  if (children.length === 0) throw new ValidationError('onFill', 'must list at least one order');
+  const actions = children.map((child, j) => {
+    if (child.onFill !== undefined) throw new ValidationError(`onFill[${j}].onFill`, 'an on-fill order cannot have on-fill orders of its own');
+    return currentPlace(child);
+  });
+  return { of: { trigger: currentPlace(s), actions } };
+}
+
+function currentPlace(s: OrderSpec): object {
   if (s.trigger !== undefined) return currentTrigger(s, s.trigger);
   if (s.price === undefined) return { m: { c: s.symbol, b: s.side === 'buy', sz: s.size, r: s.reduceOnly, i: false } };
   return { l: { c: s.symbol, b: s.side === 'buy', px: s.price, sz: s.size, tif: s.tif, r: s.reduceOnly, i: false } };

@@ -39,25 +39,44 @@ export const triggerSpecSchema = tagged('kind', {
   ),
 });
 
+/** Most on-fill orders one order may carry. */
+export const MAX_ON_FILL = 10;
+
+const orderFields = {
+  symbol: symbolSchema,
+  side,
+  price: optional(price),
+  size,
+  tif: literal('GTC', 'IOC', 'ALO'),
+  reduceOnly: boolean(),
+  clientTag: optional(clientTag),
+  trigger: optional(triggerSpecSchema),
+};
+
+function orderProblem(o: { trigger?: { kind: string } | undefined; tif: string; price?: number | undefined }): string | undefined {
+  if (o.trigger !== undefined && o.tif !== 'GTC') return `a trigger order waits parked until fired: tif must be GTC, got ${o.tif}`;
+  if ((o.trigger?.kind === 'trailing' || o.trigger?.kind === 'range') && o.price !== undefined)
+    return `a ${o.trigger.kind} trigger fires as a market order: price must be absent`;
+  return o.price === undefined && o.tif === 'ALO' ? 'a market order (no price) cannot be ALO' : undefined;
+}
+
+/** An order placed once its parent filled (OrderSpec.onFill): any order without children of its own. */
+const onFillSpecSchema = refine(object(orderFields, STRICT), orderProblem);
+
 export const orderSpecSchema = refine(
   object(
     {
-      symbol: symbolSchema,
-      side,
-      price: optional(price),
-      size,
-      tif: literal('GTC', 'IOC', 'ALO'),
-      reduceOnly: boolean(),
-      clientTag: optional(clientTag),
-      trigger: optional(triggerSpecSchema),
+      ...orderFields,
+      onFill: optional(array(onFillSpecSchema, { minLength: 1, maxLength: MAX_ON_FILL })),
+      whenMark: optional(object({ above: boolean(), price }, STRICT)),
     },
     STRICT,
   ),
   (o) => {
-    if (o.trigger !== undefined && o.tif !== 'GTC') return `a trigger order waits parked until fired: tif must be GTC, got ${o.tif}`;
-    if ((o.trigger?.kind === 'trailing' || o.trigger?.kind === 'range') && o.price !== undefined)
-      return `a ${o.trigger.kind} trigger fires as a market order: price must be absent`;
-    return o.price === undefined && o.tif === 'ALO' ? 'a market order (no price) cannot be ALO' : undefined;
+    if (o.onFill !== undefined && o.trigger !== undefined) return 'a trigger order cannot have onFill orders: they follow the fill of a market or limit order';
+    if (o.whenMark !== undefined && (o.trigger !== undefined || o.onFill !== undefined))
+      return 'an order parked until a mark price (whenMark) cannot also have a trigger or onFill orders';
+    return orderProblem(o);
   },
 );
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromHex } from '../../src/protocol/bytes.js';
+import { codecFor } from '../../src/protocol/codecs.js';
 import { SignatureVerifier } from '../../src/protocol/verify.js';
 import { perpbotSync, ROOT } from '../support/cli.js';
 
@@ -88,6 +89,18 @@ describe('perpbot CLI', () => {
     expect(out.orderIds).toHaveLength(2);
     expect(out.orderIds[0]).toMatch(/^[1-9A-HJ-NP-Za-km-z]{43,44}$/);
     expect(out.orderIds[1]).toBeNull();
+    expect(out.childOrderIds).toBeUndefined();
+  });
+
+  it('prints the ids of nested orders (childOrderIds) for an of, empty lists for other actions', () => {
+    const trigger = { l: { c: 'BTC-USD', b: true, px: '100', sz: '1', tif: 'GTC', r: false, i: false } };
+    const actions = [{ of: { trigger, actions: [{ tp: { c: 'BTC-USD', d: true, sz: '1', tr: '110', i: false } }] } }, trigger];
+    const r = perpbot(['sign', '--dialect', 'current', '--actions', '-', '--nonce', '42', '--key', seedFile], JSON.stringify(actions));
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    const expected = codecFor('current').encode({ actions, account: out.body.account, signer: out.body.signer, nonce: 42n, network: 'testnet', mode: 'raw' });
+    expect(out.childOrderIds).toEqual(expected.childOrderIds);
+    expect(out.childOrderIds.map((ids: unknown[]) => ids.length)).toEqual([1, 0]);
   });
 
   it('bad input: errors name the field on stderr, exit 1, nothing on stdout', () => {

@@ -17,7 +17,8 @@ export const signHelp = `perpbot sign --dialect v1|current --actions FILE|- [--a
              [--nonce N] [--network mainnet|testnet|devnet] [--key FILE]
              [--mode raw|base58|offchain]
 
-Encodes a request and prints {"signable", "message", "signature", "orderIds", "body"}.
+Encodes a request and prints {"signable", "message", "signature", "orderIds", "body"}; with a trig or an of,
+also "childOrderIds" (per top-level action, the ids of its nested orders: docs/protocol.md).
   --actions   v1: the specification's action object; current: the actions array ("-" = stdin)
   --account   traded account (default: the key's public key)
   --signer    signing key's public key (default: the key's public key, else the account)
@@ -61,6 +62,7 @@ export function sign(argv: string[], out: (line: string) => void): number {
     message: toHex(encoded.message),
     ...(signature === undefined ? {} : { signature }),
     orderIds: encoded.orderIds,
+    ...(encoded.childOrderIds.some((ids) => ids.length > 0) && { childOrderIds: encoded.childOrderIds }),
   });
   out(`${head.slice(0, -1)},"body":${unsigned(encoded.bodyText(signature ?? ''), signature)}}`);
   return 0;

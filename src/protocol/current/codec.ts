@@ -7,7 +7,7 @@ import { SIGN_MODES, type DialectCodec, type EncodeInput, type Encoded, type Sig
 import { currentOrderActions } from '../orders.js';
 import { decodeKey32 } from '../pubkey.js';
 import { parseActions, type Action } from './actions.js';
-import { orderIds } from './order-id.js';
+import { childOrderIds, orderIds } from './order-id.js';
 import { DEFAULT_MAX_SCHEMA, signableBytes, type MaxSchema } from './serialize.js';
 import { base58Message, clearSignLines, clearSignText, offchainMessage } from './wallet-mode.js';
 
@@ -36,6 +36,11 @@ class CurrentEncoded implements Encoded {
 
   get orderIds(): (string | null)[] {
     return (this.ids ??= orderIds(this.actions, this.account, this.input.nonce));
+  }
+
+  get childOrderIds(): (string | null)[][] {
+    const ids = this.orderIds;
+    return this.actions.map((a, k) => childOrderIds(a, ids[k]!));
   }
 
   bodyText(signature: string): string {

@@ -1,10 +1,12 @@
 // Deterministic order ids of the current dialect: §6.1's base58(sha256(seqno ‖ variant ‖ core body ‖ account ‖ nonce)) for
 // `m` and `l`; the same rule over the Legacy layout for conditionals (perpbot's rule, docs/protocol.md). Invariant: builder
-// codes, slippage, the envelope and the network byte are never hashed; `orderId` alone matches the SDK's default meta.
+// codes, slippage, the envelope and the network byte are never hashed; `orderId` alone matches the SDK's default meta;
+// actions nested in `trig` / `of` hash their parent's id instead of account and nonce (perpbot's rule).
 
 import { sha256Base58 } from '../hash.js';
 import { ByteWriter } from '../bytes.js';
 import { toFx } from '../fixed.js';
+import { decodeKey32 } from '../pubkey.js';
 import { actionBody, actionTag, VARIANT_INDEX, type Action, type ActionTag } from './actions.js';
 import { writeLegacyAction, writeLimitCore, writeMarketCore } from './serialize.js';
 
@@ -40,6 +42,40 @@ export function conditionalOrderId(action: Action, seqno: number, account: Uint8
   writeLegacyAction(w, action);
   w.raw(account).u64(nonce);
   return sha256Base58(w.subarray());
+}
+
+/** Nested actions that place an order (or, `trig`, park one) under an id of their own. */
+const NESTED_ORDER_TAGS: ReadonlySet<ActionTag> = new Set<ActionTag>(['m', 'l', 'st', 'tp', 'rng', 'trl', 'trig']);
+const parentBytes = new Uint8Array(32);
+
+/**
+ * The ids perpbot and its local venue give the actions nested in a `trig` or `of` whose own id is `parentId` (§6.1 leaves
+ * them NOT FOUND): action j gets sha256(`u32 LE j ‖ Legacy variant and body ‖ parent id[32]`) when it places an order
+ * (m l st tp rng trl, or parks a trig), null otherwise (mod cx cxa). The parent id carries the account, nonce and seqno.
+ */
+export function nestedOrderIds(actions: readonly Action[], parentId: string): (string | null)[] {
+  parentBytes.set(decodeKey32(parentId, 'parentId'));
+  const ids = new Array<string | null>(actions.length);
+  for (let j = 0; j < actions.length; j++) {
+    const a = actions[j]!;
+    if (!NESTED_ORDER_TAGS.has(actionTag(a))) {
+      ids[j] = null;
+      continue;
+    }
+    const w = writer.reset().u32(j);
+    writeLegacyAction(w, a);
+    w.raw(parentBytes);
+    ids[j] = sha256Base58(w.subarray());
+  }
+  return ids;
+}
+
+/** The ids of the actions nested in top-level action `action` whose id is `id` (a `trig` or an `of`); empty for any other. */
+export function childOrderIds(action: Action, id: string | null): (string | null)[] {
+  if (id === null) return [];
+  if ('trig' in action) return nestedOrderIds(action.trig.actions, id);
+  if ('of' in action) return nestedOrderIds(action.of.actions, id);
+  return [];
 }
 
 /** One entry per top-level action, with seqno = its index: the order's id, or null for an action that places none. */

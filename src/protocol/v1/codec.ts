@@ -51,6 +51,11 @@ class V1Encoded implements Encoded {
     return (this.ids ??= orderIdsOf(this.action, this.account, this.input.nonce));
   }
 
+  /** v1 has no nested orders. */
+  get childOrderIds(): (string | null)[][] {
+    return this.orderIds.map(() => []);
+  }
+
   /**
    * `{"action":{...action,"nonce":<integer>},"account","signer","signature"}` with every digit of the
    * nonce; besides the nonce, only the oracle action carries u64 values (its timestamps).

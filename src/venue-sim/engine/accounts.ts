@@ -80,6 +80,13 @@ export class Account implements AccountShape {
   history: OrderHistory | null = null;
   lastFaucetNs = -1n;
   dirty = false;
+  /** the master of a sub-account; null for any other account */
+  parent: string | null = null;
+  subName: string | null = null;
+  /** a master's sub-accounts, in creation order */
+  subs: string[] | null = null;
+  /** sub-accounts this master ever created (the next one's derivation index) */
+  subSeq = 0;
 
   constructor(
     readonly key: string,

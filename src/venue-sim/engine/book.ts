@@ -3,7 +3,7 @@
 
 import { ID_UNLOADED } from './idbytes.js';
 import type { Account, BookSide as BookSideShape, Level as LevelShape, Market, Order as OrderShape } from './model.js';
-import type { OrderKind, OrderStatus } from './types.js';
+import type { ConditionalInfo, ConditionalType, OrderKind, OrderStatus } from './types.js';
 
 export const TIF_GTC = 0;
 export const TIF_IOC = 1;
@@ -17,6 +17,8 @@ export const KIND_TRIGGER_MARKET = 2;
 /** parked trigger that becomes a GTC limit order at its price (stop-limit) */
 export const KIND_TRIGGER_LIMIT = 3;
 export const KIND_TEXT: readonly OrderKind[] = ['limit', 'market', 'trigger', 'trigger'];
+/** Order.condType: 0 for an order that is not a trigger, else the index + 1 of its type here. */
+export const CONDITIONAL_TEXT: readonly ConditionalType[] = ['stop', 'takeProfit', 'range', 'trailing'];
 
 /**
  * Live and terminal orders. Prices in ticks, sizes in lots; `filledValue` is Σ ticks × lots of its fills.
@@ -55,6 +57,8 @@ export class Order implements OrderShape {
   stepBps = 0;
   /** the extreme mark a trailing stop's trigger follows, USD */
   anchorPx = 0;
+  /** 0, or 1 + the index of the trigger order's type in CONDITIONAL_TEXT */
+  condType = 0;
   /** matching bound in ticks: the limit price, Infinity for a market buy, 0 for a market sell */
   limitTicks = 0;
   /** true for an order rejected as invalid: rawPx / rawSz hold the submitted price and size (maybe off the steps) */
@@ -119,6 +123,7 @@ export class Order implements OrderShape {
     this.trailBps = 0;
     this.stepBps = 0;
     this.anchorPx = 0;
+    this.condType = 0;
     this.limitTicks = 0;
     this.rawInput = false;
     this.rawPx = 0;
@@ -132,6 +137,22 @@ export class Order implements OrderShape {
     this.live = false;
     return this;
   }
+}
+
+/** A trigger order's conditional terms as they are now; null for an order that is not one. */
+export function conditionalInfo(o: OrderShape): ConditionalInfo | null {
+  if (o.condType === 0) return null;
+  const m = o.market;
+  const trailing = o.trailBps > 0;
+  return {
+    type: CONDITIONAL_TEXT[o.condType - 1]!,
+    isAbove: o.triggerAbove,
+    px: m.price(o.triggerTicks),
+    pxHi: o.triggerHiTicks > 0 ? m.price(o.triggerHiTicks) : null,
+    lim: o.kind === KIND_TRIGGER_LIMIT ? m.price(o.priceTicks) : null,
+    trb: trailing ? o.trailBps : null,
+    stb: trailing ? o.stepBps : null,
+  };
 }
 
 export class Level implements LevelShape {

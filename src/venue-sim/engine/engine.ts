@@ -4,12 +4,17 @@
 import { ConfigError, ValidationError } from '../../core/errors.js';
 import { fundingRate, payFunding, samplePremium, type FundingParams } from './funding.js';
 import { checkAccounts, liquidateQueued } from './liquidation.js';
+import { conditionalInfo } from './book.js';
 import { DEFAULT_MARKETS, Market } from './markets.js';
 import { cancelAll, cancelOrder, fireTriggers, modifyOrder, placeOrder } from './matching.js';
 import type { Account } from './model.js';
+import { hashId } from './orderindex.js';
 import * as q from './queries.js';
 import { State } from './state.js';
+import * as subs from './subaccounts.js';
+import type { CreateSubAccountResult, RemoveSubAccountResult, RenameSubAccountResult, TransferResult } from './subaccounts.js';
 import type {
+  ConditionalInfo,
   AccountQueryResponse,
   AccountQueryType,
   AgentResult,
@@ -194,9 +199,46 @@ export class Engine {
     return { agentWallet: { agent, delete: remove } };
   }
 
-  /** True when `signer` may act for `account`: itself or one of its registered agents. */
+  /**
+   * True when `signer` may act for `account`: itself or one of its registered agents, and for a sub-account also its
+   * master or one of the master's agents (venue-protocol §2).
+   */
   isAuthorized(account: string, signer: string): boolean {
-    return signer === account || this.st.accounts.get(account)?.agents?.has(signer) === true;
+    const a = this.st.accounts.get(account);
+    if (signer === account || a?.agents?.has(signer) === true) return true;
+    const parent = a?.parent;
+    return parent != null && (signer === parent || this.st.accounts.get(parent)?.agents?.has(signer) === true);
+  }
+
+  /** Creates a sub-account of `master` named `name` and moves `marginUsd` (default 0) to it (subaccounts.ts). */
+  createSubAccount(master: string, name: string, marginUsd?: number | null): CreateSubAccountResult {
+    return this.run(() => subs.createSubAccount(this.st, master, name, marginUsd));
+  }
+
+  /** Moves `amountUsd` between `account` and its sub-accounts (`from` and `to` both in that family). */
+  transfer(account: string, from: string, to: string, amountUsd: number): TransferResult {
+    return this.run(() => subs.transfer(this.st, account, from, to, amountUsd));
+  }
+
+  removeSubAccount(master: string, sub: string): RemoveSubAccountResult {
+    return this.run(() => subs.removeSubAccount(this.st, master, sub));
+  }
+
+  renameSubAccount(master: string, sub: string, name: string): RenameSubAccountResult {
+    return this.run(() => subs.renameSubAccount(this.st, master, sub, name));
+  }
+
+  /** Where `key` sits among sub-accounts: its master and name, and its own sub-accounts (keys, creation order). */
+  hierarchy(key: string): { parent: string | null; name: string | null; subAccounts: string[] } {
+    const a = this.st.accounts.get(key);
+    return { parent: a?.parent ?? null, name: a?.subName ?? null, subAccounts: [...(a?.subs ?? [])] };
+  }
+
+  private run<T>(action: () => T): T {
+    this.begin();
+    const out = action();
+    this.settle();
+    return out;
   }
 
   agents(account: string): string[] {
@@ -308,7 +350,8 @@ export class Engine {
       case 'fundingHistory':
         return this.fundingHistory(user).map((fundingPayment) => ({ fundingPayment }));
       case 'orderHistory':
-        return this.orderHistory(user).map((orderHistory) => ({ orderHistory }));
+        // the v1 row has no conditional type (every conditional is a v1 trigger order)
+        return this.orderHistory(user).map(({ conditional: _c, ...orderHistory }) => ({ orderHistory }));
     }
   }
 
@@ -319,6 +362,12 @@ export class Engine {
   /** Resting orders and parked triggers, in placement order. */
   openOrders(user: string): OpenOrderRow[] {
     return q.openOrders(this.st.accounts.get(user));
+  }
+
+  /** The conditional terms of live order `orderId` now; null for an order that is not a trigger or not live. */
+  conditionalOf(orderId: string): ConditionalInfo | null {
+    const o = this.st.orders.get(orderId, hashId(orderId));
+    return o === undefined ? null : conditionalInfo(o);
   }
 
   /** Last historyLimit fills, newest first. */

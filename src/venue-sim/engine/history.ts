@@ -2,7 +2,7 @@
 // Invariant: an account keeps at most `limit` rows, newest replacing oldest; recording allocates nothing; query rows are built on demand.
 
 import { NON_TERMINAL_ORDER_STATUSES, TERMINAL_ORDER_STATUSES } from '../../core/intent.js';
-import { KIND_TEXT, TIF_TEXT } from './book.js';
+import { CONDITIONAL_TEXT, KIND_TEXT, TIF_TEXT } from './book.js';
 import type { IdBytes } from './idbytes.js';
 import type { Account, Market, Order, OrderHistory as OrderHistoryShape } from './model.js';
 import type { RecentIdFilter, RecentIds } from './recentids.js';
@@ -113,7 +113,14 @@ export class OrderLog extends RowLog {
     this.meta[2 * p + META_ACCOUNT] = o.account.index;
     this.meta[2 * p + META_PUSH] = chain.push(p);
     i32[i + FLAGS_I32] =
-      (o.isBuy ? 1 : 0) | (o.reduceOnly ? 2 : 0) | (raw ? 4 : 0) | (o.kind << 3) | (o.tif << 5) | (statusCode(o.status) << 7) | (o.market.index << 11);
+      (o.isBuy ? 1 : 0) |
+      (o.reduceOnly ? 2 : 0) |
+      (raw ? 4 : 0) |
+      (o.kind << 3) |
+      (o.tif << 5) |
+      (statusCode(o.status) << 7) |
+      (o.condType << 11) |
+      (o.market.index << 14);
     i32[i + REASON_I32] = reasonCode(o.reason);
     if (o.rawSymbol !== null) this.unlistedSymbols.set(p, o.rawSymbol);
     else if (this.unlistedSymbols.size > 0) this.unlistedSymbols.delete(p);
@@ -134,10 +141,11 @@ export class OrderLog extends RowLog {
     const b = p * F64_PER_ROW;
     const i = p * I32_PER_ROW;
     const flags = this.i32[i + FLAGS_I32]!;
-    const m = markets[flags >>> 11]!;
+    const m = markets[flags >>> 14]!;
     const raw = (flags & 4) !== 0;
     const filled = f[b + FILLED]!;
-    return {
+    const condType = (flags >>> 11) & 7;
+    const row: OrderHistoryRow = {
       orderId: this.readId(p * STRIDE_BYTES + ID_BYTE),
       symbol: raw ? (this.unlistedSymbols.get(p) ?? m.symbol) : m.symbol,
       side: (flags & 1) !== 0 ? 'buy' : 'sell',
@@ -153,6 +161,8 @@ export class OrderLog extends RowLog {
       slot: f[b + SLOT]!,
       timestamp: this.i64[b + TS]!,
     };
+    if (condType !== 0) row.conditional = CONDITIONAL_TEXT[condType - 1]!;
+    return row;
   }
 }
 

@@ -3,4 +3,6 @@
 
 export { Engine, type LeverageResult } from './engine.js';
 export { DEFAULT_MARKETS, HOUR_NS } from './markets.js';
+export { MAX_SUB_ACCOUNTS, subAccountKey } from './subaccounts.js';
+export type { CreateSubAccountResult, RemoveSubAccountResult, RenameSubAccountResult, TransferResult } from './subaccounts.js';
 export type * from './types.js';

@@ -103,6 +103,7 @@ export function placeOrder(st: State, key: string, item: PlaceOrderItem, id: str
   o.triggerHiTicks = triggerHiTicks;
   o.trailBps = trailBps;
   o.stepBps = stepBps;
+  if (kind === KIND_TRIGGER_MARKET || kind === KIND_TRIGGER_LIMIT) o.condType = conditionalType(item.t);
   if (trailBps > 0) {
     o.anchorPx = m.markPrice();
     setTrailingTrigger(m, o);
@@ -145,6 +146,14 @@ export function placeOrder(st: State, key: string, item: PlaceOrderItem, id: str
     }
   }
   return finishTaker(st, o, match(st, o, 'normal'));
+}
+
+/** Order.condType of a trigger order's type spec: trailing, range, take-profit (as the item says) or stop. */
+function conditionalType(t: PlaceOrderItem['t']): number {
+  const trig = 'trigger' in t ? t.trigger : undefined;
+  if (trig?.trailBps !== undefined) return 4;
+  if (trig?.highPx !== undefined) return 3;
+  return trig?.takeProfit === true ? 2 : 1;
 }
 
 function reject(st: State, o: Order, status: 'rejectedInvalid' | 'rejectedRiskLimit', reason: string): ItemStatus {

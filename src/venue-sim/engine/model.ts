@@ -36,6 +36,7 @@ export interface Order {
   trailBps: number;
   stepBps: number;
   anchorPx: number;
+  condType: number;
   limitTicks: number;
   rawInput: boolean;
   rawPx: number;
@@ -170,6 +171,10 @@ export interface Account {
   history: OrderHistory | null;
   lastFaucetNs: bigint;
   dirty: boolean;
+  parent: string | null;
+  subName: string | null;
+  subs: string[] | null;
+  subSeq: number;
   linkOrder(o: Order): void;
   unlinkOrder(o: Order): void;
   setLeverage(index: number, market: Market, leverage: number): number;

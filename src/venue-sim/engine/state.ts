@@ -3,7 +3,7 @@
 
 import { roundDiv, unitsToUsd } from '../decimals.js';
 import { Account, computeRisk, newRisk, type Risk } from './accounts.js';
-import { KIND_TEXT, Order, TIF_TEXT } from './book.js';
+import { conditionalInfo, KIND_TEXT, Order, TIF_TEXT } from './book.js';
 import { Prng } from './ids.js';
 import { FillLog } from './fills.js';
 import { OrderHistory, OrderLog } from './history.js';
@@ -140,6 +140,7 @@ export class State {
       reduceOnly: o.reduceOnly,
       tif: TIF_TEXT[o.tif]!,
       orderType: KIND_TEXT[o.kind]!,
+      conditional: conditionalInfo(o),
       reason: o.reason,
       timestamp: this.nowNs,
       slot: this.slot,

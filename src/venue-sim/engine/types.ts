@@ -87,7 +87,7 @@ export interface EngineOptions {
  * range, `highPx` > `triggerPx`, firing at or below `triggerPx` or at or above `highPx`; a trailing stop, `trailBps` (with
  * `triggerPx` 0), whose trigger the venue sets `trailBps` from the extreme mark since placement, moved in steps of `stepBps`.
  */
-export type TriggerTypeSpec = { is_market: boolean; triggerPx: number; highPx?: number; trailBps?: number; stepBps?: number };
+export type TriggerTypeSpec = { is_market: boolean; triggerPx: number; highPx?: number; trailBps?: number; stepBps?: number; takeProfit?: boolean };
 export type OrderTypeSpec = { limit: { tif: TimeInForce } } | { trigger: TriggerTypeSpec };
 
 export interface PlaceOrderItem {
@@ -172,6 +172,21 @@ export type LeverageEntry = [symbol: string, leverage: number];
 // ---- records and query rows ----
 
 export type OrderKind = 'limit' | 'market' | 'trigger';
+/** Which conditional a trigger order is (the current generation's order types); `takeProfit` comes from the place item. */
+export type ConditionalType = 'stop' | 'takeProfit' | 'range' | 'trailing';
+
+/** A trigger order's conditional terms, USD; null where they do not apply (trb/stb: trailing only, pxHi: range only). */
+export interface ConditionalInfo {
+  type: ConditionalType;
+  /** fires at or above `px` (a range fires at or below `px` or at or above `pxHi`) */
+  isAbove: boolean;
+  px: number;
+  pxHi: number | null;
+  /** limit price once fired; null = a market order */
+  lim: number | null;
+  trb: number | null;
+  stb: number | null;
+}
 export type CloseReason = 'normal' | 'liquidation' | 'adl';
 
 /** One execution. Shared by the fills query of both accounts and the `fill` event (it is also the public trade). */
@@ -264,6 +279,8 @@ export interface OrderHistoryRow {
   symbol: string;
   side: 'buy' | 'sell';
   orderType: OrderKind;
+  /** which conditional a trigger order was; absent for any other order */
+  conditional?: ConditionalType;
   tif: string;
   price: number;
   vwap: number;
@@ -382,6 +399,8 @@ export interface OrderUpdateEvent {
   reduceOnly: boolean;
   tif: string;
   orderType: OrderKind;
+  /** a trigger order's terms as they are now (a trailing stop's px moves); null for any other order */
+  conditional: ConditionalInfo | null;
   reason: string | null;
   timestamp: bigint;
   slot: number;

@@ -13,7 +13,8 @@ import { selectSchema } from '../../protocol/current/serialize.js';
 import { publicKey32 } from '../../protocol/pubkey.js';
 import { signatureSchema } from '../../protocol/v1/actions.js';
 import { roundToStep } from '../decimals.js';
-import type { Engine, ItemStatus, OrderActionItem } from '../engine/index.js';
+import type { EngineEvent, ItemStatus, OrderActionItem } from '../engine/index.js';
+import type { Basket, ContingentBook, Held } from './contingent.js';
 import type { AuthDeps } from './auth.js';
 import { blockOrder, type Priority } from './block.js';
 import { currentAgentStatus, currentItemStatus, currentLeverageStatuses } from './current-wire.js';
@@ -38,6 +39,10 @@ export interface CurrentApiOptions extends AuthDeps {
   /** A refused cancel (one order, or every order of a symbol when `orderId` is undefined), for the account stream. */
   readonly onCancelRejected: (account: string, symbol: string, orderId: string | undefined, reason: string) => void;
   readonly onBlock?: (block: BlockRecord) => void;
+  /** Trigger baskets and on-fill actions waiting (shared with the streams, which list them). */
+  readonly held: ContingentBook;
+  /** A trigger basket was parked, fired (`triggered`, then `filled` once its actions ran) or cancelled: for the account stream. */
+  readonly onBasketUpdate: (basket: Basket, status: 'placed' | 'triggered' | 'filled' | 'cancelled') => void;
 }
 
 const envelopeSchema = object(
@@ -110,10 +115,13 @@ function modesFor(hint: string | undefined): SignMode[] {
 }
 
 export class CurrentOrderApi {
+  private readonly held: ContingentBook;
   private pending: Transaction[] = [];
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
 
-  constructor(private readonly opts: CurrentApiOptions) {}
+  constructor(private readonly opts: CurrentApiOptions) {
+    this.held = opts.held;
+  }
 
   /**
    * The answer to one envelope: verified now, run with the next block. Throws ValidationError naming the field of a
@@ -140,7 +148,7 @@ export class CurrentOrderApi {
     const txs = this.pending;
     this.pending = [];
     if (txs.length === 0) return;
-    const { engine, clock } = this.opts;
+    const { clock } = this.opts;
     const timestampNs = clock.nowNs();
     const admitted: Transaction[] = [];
     for (const tx of txs) {
@@ -157,7 +165,7 @@ export class CurrentOrderApi {
     const statuses = admitted.map((): unknown[] => []);
     for (const [t, a] of order) {
       const tx = admitted[t]!;
-      statuses[t]!.push(...this.apply(engine, tx, a));
+      statuses[t]!.push(...this.apply(tx, a));
     }
     this.opts.afterChange();
     this.opts.onBlock?.({
@@ -198,10 +206,34 @@ export class CurrentOrderApi {
   }
 
   /** Runs action `index` of `tx`; its status entries in the current shapes. */
-  private apply(engine: Engine, tx: Transaction, index: number): unknown[] {
-    const action = tx.actions[index]!;
-    const { account, nonce } = tx;
-    const id = tx.ids[index] ?? undefined;
+  private apply(tx: Transaction, index: number): unknown[] {
+    return this.run(tx.actions[index]!, tx.account, tx.nonce, tx.ids[index] ?? undefined);
+  }
+
+  /**
+   * Runs what `events` (the engine's latest, already published) make due: trigger baskets the mark reached (each
+   * answered `triggered`, its actions run, then `filled`), and on-fill actions whose order filled.
+   */
+  settle(events: readonly EngineEvent[]): void {
+    const { engine } = this.opts;
+    const { fired, filled } = this.held.due(events, (symbol) => engine.marketState(symbol)?.markPrice ?? 0);
+    for (const b of fired) {
+      this.opts.onBasketUpdate(b, 'triggered');
+      this.runHeld(b);
+      this.opts.onBasketUpdate(b, 'filled');
+    }
+    for (const p of filled) this.runHeld(p);
+  }
+
+  private runHeld(h: Held): unknown[] {
+    const out: unknown[] = [];
+    h.actions.forEach((a, j) => out.push(...this.run(a, h.account, h.nonce, h.ids[j] ?? undefined)));
+    return out;
+  }
+
+  /** Runs `action` for `account` under order id `id`; its status entries in the current shapes. */
+  private run(action: Action, account: string, nonce: bigint, id: string | undefined): unknown[] {
+    const { engine } = this.opts;
     const one = (item: OrderActionItem) => engine.applyOrderAction(account, [item], { ids: [id], nonce }).statuses;
     const tag = actionTag(action);
     switch (tag) {
@@ -236,7 +268,7 @@ export class CurrentOrderApi {
           px: market ? 0 : Number(c.lim),
           sz: Number(c.sz),
           r: true,
-          t: { trigger: { is_market: market, triggerPx: Number(c.tr) } },
+          t: { trigger: { is_market: market, triggerPx: Number(c.tr), takeProfit: tag === 'tp' } },
         };
         return one({ order }).map((s) => currentItemStatus(s, isBuy));
       }
@@ -257,8 +289,41 @@ export class CurrentOrderApi {
         const order = { c: r.c, b: !r.d, px: 0, sz: Number(r.sz), r: true, t: { trigger } };
         return one({ order }).map((s) => currentItemStatus(s, !r.d));
       }
+      case 'trig': {
+        const t = actionBody(action, 'trig');
+        if (id === undefined || engine.marketInfo(t.c) === undefined) return [{ rejectedInvalid: { oid: id, reason: `unknown symbol ${t.c}` } }];
+        const b = this.held.park({
+          id,
+          account,
+          nonce,
+          symbol: t.c,
+          above: t.d,
+          triggerPx: Number(t.tr),
+          actions: t.actions,
+          createdNs: this.opts.clock.nowNs(),
+        });
+        this.opts.onBasketUpdate(b, 'placed');
+        return [{ resting: { oid: id } }];
+      }
+      case 'of': {
+        const of = actionBody(action, 'of');
+        const statuses = this.run(of.trigger, account, nonce, id);
+        if (id === undefined) return statuses;
+        const answer = statuses[0] as Record<string, unknown> | undefined;
+        if (answer !== undefined && ('resting' in answer || 'working' in answer)) this.held.hold(account, nonce, id, of.actions);
+        else if (answer !== undefined && 'filled' in answer) {
+          this.held.hold(account, nonce, id, of.actions);
+          statuses.push(...this.runHeld(this.held.release(id)!));
+        }
+        return statuses;
+      }
       case 'cx': {
         const cx = actionBody(action, 'cx');
+        const basket = this.held.cancel(account, cx.oid);
+        if (basket !== undefined) {
+          this.opts.onBasketUpdate(basket, 'cancelled');
+          return [{ cancelled: { oid: basket.id } }];
+        }
         const statuses = one({ cancel: { c: cx.c, oid: cx.oid } });
         for (const s of statuses) if ('error' in s) this.opts.onCancelRejected(account, cx.c, cx.oid, s.error.message);
         return statuses.map((s) => currentItemStatus(s, true, cx.oid));
@@ -268,8 +333,14 @@ export class CurrentOrderApi {
         const resting = engine.openOrders(account).find((o) => o.orderId === mod.oid);
         return one({ modify: { c: mod.c, oid: mod.oid, sz: Number(mod.sz) } }).map((s) => currentItemStatus(s, resting?.isBuy ?? true));
       }
-      case 'cxa':
-        return one({ cancelAll: { c: actionBody(action, 'cxa').c } }).map((s: ItemStatus) => currentItemStatus(s, true));
+      case 'cxa': {
+        const symbols = actionBody(action, 'cxa').c;
+        const baskets = this.held.cancelAll(account, symbols).map((b) => {
+          this.opts.onBasketUpdate(b, 'cancelled');
+          return { cancelled: { oid: b.id } };
+        });
+        return [...baskets, ...one({ cancelAll: { c: symbols } }).map((s: ItemStatus) => currentItemStatus(s, true))];
+      }
       case 'faucet': {
         const f = actionBody(action, 'faucet');
         return [engine.faucet(f.u, f.amount)];
@@ -280,6 +351,32 @@ export class CurrentOrderApi {
       }
       case 'updateUserSettings':
         return currentLeverageStatuses(engine.setLeverage(account, Object.entries(actionBody(action, 'updateUserSettings').m)));
+      case 'createSubAccount': {
+        const c = actionBody(action, tag);
+        return [engine.createSubAccount(account, c.name, c.marginAmount)];
+      }
+      case 'transfer': {
+        const t = actionBody(action, tag);
+        if (t.k === 'external')
+          return [{ transferFailed: { message: 'external transfers are not supported by the local venue (their semantics are undocumented)' } }];
+        return [engine.transfer(account, t.from, t.to, t.marginAmount)];
+      }
+      case 'removeSubAccount':
+        return [engine.removeSubAccount(account, actionBody(action, tag).toRemove)];
+      case 'renameSubAccount': {
+        const r = actionBody(action, tag);
+        return [engine.renameSubAccount(account, r.a, r.n)];
+      }
+      case 'createMultisig':
+      case 'msp':
+      case 'msa':
+      case 'msr':
+      case 'msc':
+      case 'mse':
+      case 'msu':
+        return [
+          { error: { message: `${tag} is not supported by the local venue: multisig account keys, proposal rules and the proposal stream are undocumented` } },
+        ];
       default:
         return [{ error: { message: `${tag} is not supported by the local venue` } }];
     }

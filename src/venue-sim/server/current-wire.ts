@@ -3,6 +3,7 @@
 
 import type {
   AccountQueryType,
+  ConditionalInfo,
   AgentResult,
   Engine,
   EngineEvent,
@@ -10,10 +11,13 @@ import type {
   ItemStatus,
   LeverageResult,
   OpenOrderRow,
+  ConditionalType,
   OrderHistoryRow,
+  OrderKind,
   OrderUpdateEvent,
   PositionUpdateEvent,
 } from '../engine/index.js';
+import type { Basket, ContingentBook } from './contingent.js';
 
 const REASON_CODE = { normal: 0, liquidation: 1, adl: 2 } as const;
 /** The local venue has one fee tier per market (its configured rates); the real venue measures 14-day volume (§10.5). */
@@ -53,7 +57,18 @@ export function currentLeverageStatuses(r: LeverageResult): Record<string, unkno
   return 'error' in r ? [r] : [];
 }
 
-function openOrderRow(o: OpenOrderRow) {
+/** The current order type (§9.4 `ot`, §8.3 `orderType`): a trigger order is typed by its conditional. */
+function orderTypeOf(orderType: OrderKind, conditional: ConditionalType | undefined): string {
+  return conditional ?? orderType;
+}
+
+/** The `trigger{isAbove, px, lim, oco, pxHi, limHi, trb, stb}` of a conditional order (no sibling order ids: `oco` null). */
+function triggerOf(c: ConditionalInfo | null) {
+  if (c === null) return null;
+  return { isAbove: c.isAbove, px: c.px, lim: c.lim, oco: null, pxHi: c.pxHi, limHi: null, trb: c.trb, stb: c.stb };
+}
+
+function openOrderRow(o: OpenOrderRow, conditional: ConditionalInfo | null) {
   return {
     symbol: o.symbol,
     orderId: o.orderId,
@@ -64,8 +79,8 @@ function openOrderRow(o: OpenOrderRow) {
     vwap: o.vwap,
     maker: o.maker,
     reduceOnly: o.reduceOnly,
-    orderType: 'limit',
-    trigger: null,
+    orderType: conditional?.type ?? 'limit',
+    trigger: triggerOf(conditional),
     tif: tifOf(o.tif),
     status: statusOf(o.status),
     timestamp: o.timestamp,
@@ -73,18 +88,72 @@ function openOrderRow(o: OpenOrderRow) {
   };
 }
 
-function orderHistoryRow(h: OrderHistoryRow) {
+function orderHistoryRow({ conditional, ...h }: OrderHistoryRow) {
   const isBuy = h.side === 'buy';
   return {
     ...h,
     originalSize: signed(h.originalSize, isBuy),
     executedSize: signed(h.executedSize, isBuy),
-    orderType: h.orderType === 'trigger' ? 'stop' : h.orderType,
+    orderType: orderTypeOf(h.orderType, conditional),
     tif: tifOf(h.tif),
     trigger: null,
     status: statusOf(h.status),
     iso: false,
   };
+}
+
+/** The trigger object of a basket: its direction and price only. */
+function basketTrigger(b: Basket) {
+  return { isAbove: b.above, px: b.triggerPx, lim: null, oco: null, pxHi: null, limHi: null, trb: null, stb: null };
+}
+
+/** A parked trigger basket as an open-order row: `orderType: trigger`, sizes 0 (§9.4). */
+function basketRow(b: Basket) {
+  return {
+    symbol: b.symbol,
+    orderId: b.id,
+    price: 0,
+    originalSize: 0,
+    size: 0,
+    filledSize: 0,
+    vwap: 0,
+    maker: false,
+    reduceOnly: false,
+    orderType: 'trigger',
+    trigger: basketTrigger(b),
+    tif: 'gtc',
+    status: 'placed',
+    timestamp: b.createdNs,
+    iso: false,
+  };
+}
+
+/** The compact orderUpdate of a trigger basket in `status` (`ot: trigger`, sizes 0). */
+export function basketOrderUpdate(b: Basket, status: string, ts: bigint) {
+  return {
+    type: 'orderUpdate',
+    ot: 'trigger',
+    status,
+    sym: b.symbol,
+    oid: b.id,
+    px: 0,
+    origSz: 0,
+    sz: 0,
+    fillSz: 0,
+    vwap: 0,
+    tif: 'gtc',
+    r: false,
+    mk: false,
+    trigger: basketTrigger(b),
+    ts,
+    reason: null,
+  };
+}
+
+function currentOpenOrders(engine: Engine, user: string, held: ContingentBook | undefined) {
+  const rows: unknown[] = engine.openOrders(user).map((o) => openOrderRow(o, engine.conditionalOf(o.orderId)));
+  for (const b of held?.basketsOf(user) ?? []) rows.push(basketRow(b));
+  return rows;
 }
 
 /** The eight margin figures of fullAccount, the snapshot and marginUpdate. */
@@ -116,16 +185,21 @@ export function positionRow(engine: Engine, e: PositionUpdateEvent, liquidationP
   };
 }
 
-/** The fullAccount object (the stream's accountSnapshot body); `liquidationPrice` estimates a position's. */
-export function currentFullAccount(engine: Engine, user: string, liquidationPrice: (e: PositionUpdateEvent) => number) {
+/**
+ * The fullAccount object (the stream's accountSnapshot body); `liquidationPrice` estimates a position's; `held` adds
+ * parked trigger baskets to openOrders and on-fill actions to pendingOnFill.
+ */
+export function currentFullAccount(engine: Engine, user: string, liquidationPrice: (e: PositionUpdateEvent) => number, held?: ContingentBook) {
+  const h = engine.hierarchy(user);
   return {
-    kind: 'MasterEOA',
-    subAccounts: [],
+    kind: h.parent === null ? 'MasterEOA' : 'SubAccount',
+    ...(h.parent !== null && { parent: h.parent, name: h.name }),
+    subAccounts: h.subAccounts.map((pubkey) => ({ pubkey })),
     authorizedAgentWallets: engine.agents(user),
     margin: margin(engine, user),
     positions: engine.positionDetails(user).map((p) => positionRow(engine, p, liquidationPrice(p))),
-    openOrders: engine.openOrders(user).map(openOrderRow),
-    pendingOnFill: [],
+    openOrders: currentOpenOrders(engine, user, held),
+    pendingOnFill: (held?.pendingOf(user) ?? []).map((p) => ({ parentOrderId: p.parentId, actions: p.actions })),
     feeTiers: engine.markets().map((m) => ({
       symbol: m.symbol,
       rollingVolume: 0,
@@ -140,12 +214,18 @@ export function currentFullAccount(engine: Engine, user: string, liquidationPric
 }
 
 /** Rows of `POST /account` of `type` in the current shapes (§8.3). */
-export function currentAccountRows(engine: Engine, type: AccountQueryType, user: string, liquidationPrice: (e: PositionUpdateEvent) => number): unknown[] {
+export function currentAccountRows(
+  engine: Engine,
+  type: AccountQueryType,
+  user: string,
+  liquidationPrice: (e: PositionUpdateEvent) => number,
+  held?: ContingentBook,
+): unknown[] {
   switch (type) {
     case 'fullAccount':
-      return [{ fullAccount: currentFullAccount(engine, user, liquidationPrice) }];
+      return [{ fullAccount: currentFullAccount(engine, user, liquidationPrice, held) }];
     case 'openOrders':
-      return engine.openOrders(user).map((o) => ({ openOrder: openOrderRow(o) }));
+      return currentOpenOrders(engine, user, held).map((openOrder) => ({ openOrder }));
     case 'fills':
       return engine.fills(user).map((f) => ({ fills: { ...f, fee: f.maker === user ? f.makerFee : f.takerFee, reasonCode: 0, iso: false } }));
     case 'positions':
@@ -161,7 +241,7 @@ export function currentAccountRows(engine: Engine, type: AccountQueryType, user:
 export function currentOrderUpdate(e: OrderUpdateEvent) {
   return {
     type: 'orderUpdate',
-    ot: e.orderType === 'trigger' ? 'stop' : e.orderType,
+    ot: orderTypeOf(e.orderType, e.conditional?.type),
     status: statusOf(e.status),
     sym: e.symbol,
     oid: e.orderId,
@@ -173,7 +253,7 @@ export function currentOrderUpdate(e: OrderUpdateEvent) {
     tif: tifOf(e.tif),
     r: e.reduceOnly,
     mk: e.maker,
-    trigger: null,
+    trigger: triggerOf(e.conditional),
     ts: e.timestamp,
     reason: e.reason,
   };

@@ -10,11 +10,11 @@ import { accountQuerySchema, type AccountQueryType } from '../../protocol/v1/acc
 import { actionTypeForPath, createRequestBodySchema, type ActionType, type RequestBody } from '../../protocol/v1/actions.js';
 import { orderIdsOf } from '../../protocol/v1/order-id.js';
 import type { Clock } from '../../core/clock.js';
-import type { Engine, LeverageEntry, MarketInfo } from '../engine/index.js';
+import type { BookLevelRow, Engine, LeverageEntry, MarketInfo } from '../engine/index.js';
 import { authorize, verifySignature, type AuthDeps } from './auth.js';
 import { isCurrentEnvelope, type CurrentOrderApi } from './current-api.js';
 import { toMs } from './streams.js';
-import { decimalsOf } from '../decimals.js';
+import { decimalsOf, roundToStep } from '../decimals.js';
 import { HttpError, readBody, requestUrl, sendError, sendJson, TurnQueue, type RateLimiter } from './http-util.js';
 
 export const API_PREFIX = '/api/v1';
@@ -117,9 +117,18 @@ export function createApi(opts: ApiOptions): (req: IncomingMessage, res: ServerR
     if (!(nlevels === Infinity || (Number.isInteger(nlevels) && nlevels >= 1 && nlevels <= 1000))) {
       throw new HttpError(400, 'BAD_REQUEST', 'nlevels must be an integer from 1 to 1000');
     }
-    const b = opts.engine.book(symbol, nlevels);
-    if (!b) throw new HttpError(404, 'UNKNOWN_SYMBOL', `unknown symbol ${JSON.stringify(symbol.slice(0, 32))}`);
-    return JSON.stringify({ updateType: 'snapshot', symbol, levels: [b.bids, b.asks], timestamp: toMs(b.timestamp) });
+    const aggregationText = url.searchParams.get('aggregation');
+    const step = aggregationText === null ? undefined : Number(aggregationText);
+    const market = opts.engine.marketInfo(symbol);
+    const b = opts.engine.book(symbol, step === undefined ? nlevels : Infinity);
+    if (!b || !market) throw new HttpError(404, 'UNKNOWN_SYMBOL', `unknown symbol ${JSON.stringify(symbol.slice(0, 32))}`);
+    if (step === undefined) return JSON.stringify({ updateType: 'snapshot', symbol, levels: [b.bids, b.asks], timestamp: toMs(b.timestamp) });
+    const ticks = step / market.tickSize;
+    if (!(Number.isFinite(ticks) && ticks >= 1 && Math.abs(ticks - Math.round(ticks)) < 1e-9)) {
+      throw new HttpError(400, 'BAD_REQUEST', `aggregation must be a positive multiple of the tick size ${market.tickSize}`);
+    }
+    const levels = [aggregate(b.bids, step, market.lotSize, false).slice(0, nlevels), aggregate(b.asks, step, market.lotSize, true).slice(0, nlevels)];
+    return JSON.stringify({ updateType: 'snapshot', symbol, levels, timestamp: toMs(b.timestamp) });
   };
 
   const knownSymbol = (symbol: string | null | undefined, name: string): string => {
@@ -233,6 +242,20 @@ function apply(type: ActionType, body: RequestBody, engine: Engine): unknown[] {
   }
 }
 
+/** Book levels (best first) bucketed by `step` USD (`aggregation`, §8.2): bids down, asks (`up`) up; sizes and counts summed. */
+function aggregate(levels: readonly BookLevelRow[], step: number, lot: number, up: boolean): BookLevelRow[] {
+  const out: BookLevelRow[] = [];
+  for (const l of levels) {
+    const px = roundToStep((up ? Math.ceil(l.px / step - 1e-9) : Math.floor(l.px / step + 1e-9)) * step, step);
+    const last = out[out.length - 1];
+    if (last?.px === px) {
+      last.sz = roundToStep(last.sz + l.sz, lot);
+      last.n += l.n;
+    } else out.push({ px, sz: l.sz, n: l.n });
+  }
+  return out;
+}
+
 /** A market in the venue's documented /exchangeInfo shape (venue-protocol §8.2). */
 function marketInfoRow(m: MarketInfo) {
   return {
@@ -246,7 +269,8 @@ function marketInfoRow(m: MarketInfo) {
     lotSize: m.lotSize,
     minNotional: m.minNotional,
     maxLeverage: m.maxLeverage,
-    orderTypes: ['LIMIT', 'MARKET', 'STOP', 'STOP_LIMIT'],
+    // every type the local venue runs: take-profit, range, trigger basket and trailing through the current envelope
+    orderTypes: ['LIMIT', 'MARKET', 'STOP', 'STOP_LIMIT', 'TAKE_PROFIT', 'RANGE', 'TRIGGER', 'TRAILING'],
     timeInForces: ['GTC', 'IOC', 'ALO'],
   };
 }

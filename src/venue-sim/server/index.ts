@@ -12,6 +12,7 @@ import { Engine, type EngineOptions, type MarketConfig } from '../engine/index.j
 import { MarketFlow, type FlowOptions } from '../flow.js';
 import type { Dialect, Network } from '../../core/types.js';
 import { oracleKeySet } from './auth.js';
+import { ContingentBook } from './contingent.js';
 import { CurrentOrderApi, type BlockRecord } from './current-api.js';
 import { API_PREFIX, createApi } from './http-api.js';
 import { answerClientError, endWithError, HttpError, RateLimiter, sendError, type RateLimitOptions } from './http-util.js';
@@ -105,7 +106,8 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
   const engine = opts.resume?.engine ?? new Engine({ ...opts.engine, ...(opts.markets ? { markets: opts.markets } : {}), seed, clock });
   const dialect = opts.dialect ?? 'v1';
   const network = opts.network ?? 'testnet';
-  const streams = new VenueStreams(engine, dialect);
+  const held = new ContingentBook();
+  const streams = new VenueStreams(engine, dialect, held);
   const onInternalError = opts.onInternalError ?? ((e: unknown) => process.stderr.write(`venue internal error: ${(e as Error)?.stack ?? String(e)}\n`));
 
   const verifier = opts.verifyOnWorker === false ? inlineVerifier() : workerVerifier((e) => onInternalError(e));
@@ -120,6 +122,8 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
     blockMs: opts.blockMs ?? 0,
     afterChange: () => schedule.publish(),
     onCancelRejected: (account, symbol, orderId, reason) => streams.publishCancelRejected(account, symbol, orderId, reason),
+    held,
+    onBasketUpdate: (basket, status) => streams.publishBasket(basket, status),
     ...(opts.onBlock ? { onBlock: opts.onBlock } : {}),
   });
   const api = createApi({
@@ -153,6 +157,7 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
   const flowOpts = opts.flow === false ? undefined : { ...(opts.flow === true || opts.flow === undefined ? {} : opts.flow), seed };
   const flow = flowOpts ? new MarketFlow(engine, flowOpts) : undefined;
   const schedule = venueSchedule(engine, streams, flow, {
+    afterEvents: (events) => current.settle(events),
     ...(opts.tickIntervalMs !== undefined && { tickIntervalMs: opts.tickIntervalMs }),
     ...(opts.flowIntervalMs !== undefined && { flowIntervalMs: opts.flowIntervalMs }),
   });

@@ -2,7 +2,7 @@
 // intervals; the server runs it on timers, a synthetic recording in virtual time. Invariant: every engine change is
 // followed by publishing the events it made, before the next item runs.
 
-import type { Engine } from '../engine/index.js';
+import type { Engine, EngineEvent } from '../engine/index.js';
 import type { MarketFlow } from '../flow.js';
 import type { VenueStreams } from './streams.js';
 
@@ -17,6 +17,8 @@ export interface ScheduleOptions {
   tickIntervalMs?: number;
   /** Flow round interval, ms. Default 250. */
   flowIntervalMs?: number;
+  /** Runs after each publish what the published events made due (contingent orders); its engine changes are published in turn. */
+  afterEvents?: (events: readonly EngineEvent[]) => void;
 }
 
 /** Tickers and depth snapshots every 200 ms, summaries every 2 s: the real venue's cadence. */
@@ -33,7 +35,17 @@ export interface VenueSchedule {
 }
 
 export function venueSchedule(engine: Engine, streams: VenueStreams, flow: MarketFlow | undefined, opts: ScheduleOptions = {}): VenueSchedule {
-  const publish = () => streams.publishEvents(engine.drainEvents());
+  const afterEvents = opts.afterEvents;
+  const publish = afterEvents
+    ? () => {
+        let events = engine.drainEvents();
+        do {
+          streams.publishEvents(events);
+          afterEvents(events);
+          events = engine.drainEvents();
+        } while (events.length > 0);
+      }
+    : () => streams.publishEvents(engine.drainEvents());
   const tick = () => {
     engine.tick();
     publish();

@@ -8,7 +8,8 @@ import { subscriptionSchema, topicsOf } from '../../protocol/v1/stream.js';
 import type { Dialect } from '../../core/types.js';
 import type { AccountQueryType, Engine } from '../engine/index.js';
 import type { BookLevelRow, EngineEvent, FillRecord, PositionUpdateEvent } from '../engine/index.js';
-import { currentAccountRows, currentFullAccount, currentOnlyMessage, currentOrderUpdate, fillMessage, positionRow } from './current-wire.js';
+import type { Basket, ContingentBook } from './contingent.js';
+import { basketOrderUpdate, currentAccountRows, currentFullAccount, currentOnlyMessage, currentOrderUpdate, fillMessage, positionRow } from './current-wire.js';
 import { roundToStep } from '../decimals.js';
 import { RollingStats, type Candle, type DayStats } from './stats.js';
 import { topicOfKey, type TopicSource, type WsHub } from './ws-hub.js';
@@ -33,10 +34,11 @@ export class VenueStreams implements TopicSource {
   readonly stats = new RollingStats();
   private hub: StreamSink | undefined;
 
-  /** `dialect` decides the shapes of account messages (market data has one shape in both). */
+  /** `dialect` decides the shapes of account messages (market data has one shape in both); `held`: the current generation's baskets and on-fill actions. */
   constructor(
     private readonly engine: Engine,
     private readonly dialect: Dialect = 'v1',
+    private readonly held?: ContingentBook,
   ) {}
 
   attach(hub: StreamSink): void {
@@ -236,7 +238,14 @@ export class VenueStreams implements TopicSource {
 
   /** Account rows of `POST /account` in this venue's dialect. */
   accountRows(type: AccountQueryType, user: string): unknown {
-    return this.dialect === 'current' ? currentAccountRows(this.engine, type, user, (e) => this.liquidationPriceOf(e)) : this.engine.query(type, user);
+    return this.dialect === 'current'
+      ? currentAccountRows(this.engine, type, user, (e) => this.liquidationPriceOf(e), this.held)
+      : this.engine.query(type, user);
+  }
+
+  /** A trigger basket's order update on the account stream (current generation only). */
+  publishBasket(b: Basket, status: string): void {
+    if (this.dialect === 'current') this.hub?.publish(`account.${b.account}`, 'account', basketOrderUpdate(b, status, this.engine.nowNs));
   }
 
   /** A refused cancel on the account stream (current generation only; v1 has no such message). */
@@ -249,7 +258,7 @@ export class VenueStreams implements TopicSource {
   }
 
   private currentFullAccount(user: string) {
-    return currentFullAccount(this.engine, user, (e) => this.liquidationPriceOf(e));
+    return currentFullAccount(this.engine, user, (e) => this.liquidationPriceOf(e), this.held);
   }
 
   private liquidationPriceOf(e: PositionUpdateEvent): number {

@@ -148,7 +148,7 @@ describe('conditional intents against the local venue', () => {
       expect(
         history
           .map((r) => r.orderHistory)
-          .filter((h) => h.orderType === (dialect === 'v1' ? 'trigger' : 'stop'))
+          .filter((h) => (dialect === 'v1' ? ['trigger'] : ['stop', 'takeProfit']).includes(h.orderType))
           .map((h) => [h.status, Math.abs(h.executedSize)]),
       ).toEqual(
         expect.arrayContaining([
@@ -204,6 +204,115 @@ describe("the current dialect's trailing stops and ranges from intents, through 
       ),
     ).toEqual(new Set(parkedIds));
     expect(await b.openAtVenue()).toEqual([]);
+  }, 30_000);
+});
+
+describe("the current dialect's on-fill orders from intents, through execution and the local venue", () => {
+  it('children are tracked under their nested ids: untriggered while held, placed when the parent fills, cancelled with it', async () => {
+    const { venue, setMark } = await venueAtMark(100, 'current');
+    const lp = new Trader(venue);
+    await lp.faucet(1_000_000);
+    await lp.orders(lp.limit(SYMBOL, false, 100, 2), lp.limit(SYMBOL, true, 98, 10));
+    const b = new Bot(venue);
+    closers.push(() => b.close({ deadlineMs: 2_000 }));
+    await new Trader(venue, b.key).faucet(10_000);
+    await b.exec.start();
+    const closing = (clientTag: string, trigger: TriggerSpec) =>
+      ({ symbol: SYMBOL, side: 'sell', size: 1, tif: 'GTC', reduceOnly: true, clientTag, trigger }) as const;
+    const entry = (clientTag: string, price: number) =>
+      ({
+        symbol: SYMBOL,
+        side: 'buy',
+        size: 1,
+        price,
+        tif: 'GTC',
+        reduceOnly: false,
+        clientTag,
+        onFill: [closing(`${clientTag}-tp`, { kind: 'takeProfit', triggerPrice: 105 }), closing(`${clientTag}-sl`, { kind: 'stop', triggerPrice: 95 })],
+      }) as const;
+    b.exec.submit('s', { kind: 'place', order: entry('a', 99.5), ...stamp() });
+    b.exec.submit('s', { kind: 'place', order: entry('b', 99), ...stamp() });
+    const statuses = (tag: string) =>
+      b
+        .of('s')
+        .filter((e) => e.clientTag === tag)
+        .map((e) => e.status);
+    await until(() => statuses('a').includes('placed') && statuses('b').includes('placed'), 'the parents rest');
+    expect(statuses('a-sl')).toEqual(['untriggered']);
+    expect(statuses('a')).toEqual(['pendingNew', 'placed']);
+    expect((await b.openAtVenue()).map((o) => o.price).sort()).toEqual([99, 99.5]);
+    const childIds = b.exec
+      .openOrders('s')
+      .filter((o) => o.spec.clientTag?.startsWith('a-'))
+      .map((o) => o.orderId);
+
+    // A held child cannot be cancelled on its own; cancelling its parent cancels it.
+    b.exec.submit('s', { kind: 'cancel', symbol: SYMBOL, ref: { clientTag: 'b-tp' }, ...stamp() });
+    await until(() => b.of('s').some((e) => e.clientTag === 'b-tp' && /held until/.test(e.reason ?? '')), 'the held child refused');
+    b.exec.submit('s', { kind: 'cancel', symbol: SYMBOL, ref: { clientTag: 'b' }, ...stamp() });
+    await until(() => statuses('b-sl').includes('cancelled') && statuses('b-tp').includes('cancelled'), 'the children cancelled with their parent');
+    expect(b.of('s').find((e) => e.clientTag === 'b-sl' && e.status === 'cancelled')?.reason).toMatch(/ended cancelled without filling/);
+
+    // The parent fills: the venue places both children under the ids tracked since signing.
+    await lp.orders(lp.limit(SYMBOL, false, 99.5, 1, 'IOC'));
+    await until(() => statuses('a').includes('filled'), 'the parent filled');
+    await until(async () => (await b.openAtVenue()).length === 2, 'the children at the venue');
+    expect((await b.openAtVenue()).map((o) => o.orderId).sort()).toEqual([...childIds].sort());
+    await setMark(106);
+    await until(() => statuses('a-tp').includes('filled'), 'the take-profit filled');
+    expect(statuses('a-tp')).toEqual(['untriggered', 'filled']);
+    b.exec.submit('s', { kind: 'cancel', symbol: SYMBOL, ref: { clientTag: 'a-sl' }, ...stamp() });
+    await until(() => statuses('a-sl').includes('cancelled'), 'the stop cancelled');
+    expect(statuses('a-sl')).toEqual(['untriggered', 'pendingCancel', 'cancelled']);
+    expect(await b.openAtVenue()).toEqual([]);
+    expect(b.exec.openOrders('s')).toEqual([]);
+  }, 30_000);
+});
+
+describe("the current dialect's trigger baskets from intents (whenMark), through execution and the local venue", () => {
+  it('the order is tracked under its nested id: untriggered while its basket is parked, its own statuses once fired; a cancel cancels the basket', async () => {
+    const { venue, setMark } = await venueAtMark(100, 'current');
+    const lp = new Trader(venue);
+    await lp.faucet(1_000_000);
+    await lp.orders(lp.limit(SYMBOL, false, 103, 5), lp.limit(SYMBOL, true, 97, 5));
+    const b = new Bot(venue);
+    closers.push(() => b.close({ deadlineMs: 2_000 }));
+    await new Trader(venue, b.key).faucet(10_000);
+    await b.exec.start();
+    const breakout = {
+      symbol: SYMBOL,
+      side: 'buy',
+      size: 1,
+      price: 103,
+      tif: 'IOC',
+      reduceOnly: false,
+      clientTag: 'breakout',
+      whenMark: { above: true, price: 102 },
+    } as const;
+    const dip = { ...breakout, price: 96, tif: 'GTC', clientTag: 'dip', whenMark: { above: false, price: 95 } } as const;
+    b.exec.submit('s', { kind: 'place', order: breakout, ...stamp() });
+    b.exec.submit('s', { kind: 'place', order: dip, ...stamp() });
+    const statuses = (tag: string) =>
+      b
+        .of('s')
+        .filter((e) => e.clientTag === tag)
+        .map((e) => e.status);
+    await until(() => statuses('breakout').includes('untriggered') && statuses('dip').includes('untriggered'), 'both parked');
+    const [breakoutId, dipId] = ['breakout', 'dip'].map((tag) => b.exec.openOrders('s').find((o) => o.spec.clientTag === tag)!.orderId);
+    expect((await b.openAtVenue()).map((o) => o.orderId)).not.toContain(breakoutId);
+
+    b.exec.submit('s', { kind: 'cancel', symbol: SYMBOL, ref: { clientTag: 'dip' }, ...stamp() });
+    await until(() => statuses('dip').includes('cancelled'), 'the parked dip cancelled');
+    expect(statuses('dip')).toEqual(['pendingNew', 'untriggered', 'pendingCancel', 'cancelled']);
+
+    await setMark(102);
+    await until(() => statuses('breakout').includes('filled'), 'the breakout filled once the mark reached 102');
+    expect(statuses('breakout')).toEqual(['pendingNew', 'untriggered', 'filled']);
+    const history = (await lp.query('orderHistory', b.key.publicKey)).map((r) => r.orderHistory);
+    expect(history.find((h) => h.orderId === breakoutId)).toMatchObject({ status: 'filled', orderType: 'limit' });
+    expect(history.some((h) => h.orderId === dipId)).toBe(false);
+    expect(await b.openAtVenue()).toEqual([]);
+    expect(b.exec.openOrders('s')).toEqual([]);
   }, 30_000);
 });
 

@@ -6,15 +6,18 @@ import type { Network } from '../../../src/core/types.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { createCurrentCodec } from '../../../src/protocol/current/codec.js';
 import { envelopeOf } from '../../../src/protocol/current/serialize.js';
+import type { Action } from '../../../src/protocol/current/actions.js';
+import { nestedOrderIds } from '../../../src/protocol/current/order-id.js';
 import { signRequest, type SignedRequest } from '../../../src/protocol/sign.js';
 import { startVenue, type BlockRecord, type Venue, type VenueOptions } from '../../../src/venue-sim/server/index.js';
+import { subAccountKey } from '../../../src/venue-sim/engine/index.js';
 import { AccountStreams } from '../../../src/account/account.js';
 import type { AccountState } from '../../../src/account/state.js';
 import { connectVenue } from '../../../src/client/venue.js';
 import type { AccountNotice } from '../../../src/core/account-data.js';
 import { cleanups } from '../../support/cleanups.js';
 import { until } from '../../support/until.js';
-import { post } from './harness.js';
+import { post, WsClient } from './harness.js';
 
 const cleanup = cleanups();
 const SYMBOL = 'BTC-USD';
@@ -244,7 +247,7 @@ describe('the local venue in the current generation', () => {
     ]);
   });
 
-  it('a range (rng) closes the long at whichever bound the mark reaches first; a trigger basket (trig) is refused as unsupported', async () => {
+  it('a range (rng) closes the long at whichever bound the mark reaches first', async () => {
     const [low, high] = [Keypair.generate(), Keypair.generate()];
     const { venue, mark } = await longs(low, high);
     const range = { rng: { c: SYMBOL, d: true, sz: 0.01, pmin: 49_500, pmax: 51_000, i: false } };
@@ -257,8 +260,179 @@ describe('the local venue in the current generation', () => {
     mark(51_000);
     expect(venue.engine.positionDetails(high.publicKey)).toEqual([]);
     expect(venue.engine.openOrders(high.publicKey)).toEqual([]);
-    const basket = { trig: { c: SYMBOL, d: true, tr: 60_000, actions: [{ m: { c: SYMBOL, b: true, sz: 0.01, r: false, i: false } }] } };
-    expect((await send(venue, sign(high, [basket]))).body.response.data.statuses).toEqual([{ error: { message: 'trig is not supported by the local venue' } }]);
+  });
+
+  it('a trigger basket (trig) parks under its signing id and, when the mark reaches it, runs its actions under their nested ids', async () => {
+    const owner = Keypair.generate();
+    const { venue, mark } = await longs(owner);
+    const ws = await WsClient.open(venue.wsUrl);
+    cleanup.push(() => ws.close());
+    ws.send({ method: 'subscribe', subscription: [{ type: 'account', user: owner.publicKey }] });
+    await ws.until((m) => m.data?.type === 'accountSnapshot');
+    // When the mark falls to 49,500: close the long at market and rest a bid at 49,000.
+    const actions = [{ m: { c: SYMBOL, b: false, sz: 0.01, r: true, i: false } }, limit(true, 48_000, 0.01)];
+    const signed = sign(owner, [{ trig: { c: SYMBOL, d: false, tr: 49_500, actions } }]);
+    const basketId = signed.encoded.orderIds[0]!;
+    const [closeId, bidId] = signed.encoded.childOrderIds[0]!;
+    expect(signed.encoded.childOrderIds[0]).toEqual(nestedOrderIds(actions as Action[], basketId));
+    expect((await send(venue, signed)).body.response.data.statuses).toEqual([{ resting: { oid: basketId } }]);
+    const row = (await post(venue, '/account', { type: 'openOrders', user: owner.publicKey })).body.map((r: any) => r.openOrder);
+    expect(row).toMatchObject([{ orderId: basketId, orderType: 'trigger', size: 0, trigger: { isAbove: false, px: 49_500 } }]);
+    mark(49_800);
+    expect(venue.engine.positionDetails(owner.publicKey)).toHaveLength(1);
+    mark(49_400);
+    expect(venue.engine.positionDetails(owner.publicKey)).toEqual([]);
+    expect(venue.engine.openOrders(owner.publicKey)).toMatchObject([{ orderId: bidId, price: 48_000, isBuy: true }]);
+    expect(venue.engine.orderHistory(owner.publicKey)[0]).toMatchObject({ orderId: closeId, status: 'filled' });
+    const basketStatuses = () => ws.messages.filter((m) => m.data?.type === 'orderUpdate' && m.data.oid === basketId).map((m) => [m.data.ot, m.data.status]);
+    await ws.until((m) => m.data?.oid === basketId && m.data.status === 'filled');
+    expect(basketStatuses()).toEqual([
+      ['trigger', 'placed'],
+      ['trigger', 'triggered'],
+      ['trigger', 'filled'],
+    ]);
+    // A basket cancelled with cx never runs.
+    const again = sign(owner, [{ trig: { c: SYMBOL, d: true, tr: 60_000, actions: [limit(true, 48_500, 0.01)] } }]);
+    await send(venue, again);
+    const cx = { cx: { c: SYMBOL, oid: again.encoded.orderIds[0]! } };
+    expect((await send(venue, sign(owner, [cx]))).body.response.data.statuses).toEqual([{ cancelled: { oid: again.encoded.orderIds[0] } }]);
+    mark(60_000);
+    expect(venue.engine.openOrders(owner.publicKey).map((o) => o.orderId)).toEqual([bidId]);
+  });
+
+  it('on-fill (of) holds its actions until the trigger order fills, then places them under their nested ids; a cancelled trigger drops them', async () => {
+    const venue = await venueWith();
+    const [owner, taker] = [Keypair.generate(), Keypair.generate()];
+    for (const k of [owner, taker]) venue.engine.faucet(k.publicKey, 100_000);
+    venue.engine.setOraclePrice(SYMBOL, 50_000);
+    const bracket = (px: number) => ({
+      of: {
+        trigger: limit(true, px, 0.01),
+        actions: [{ tp: { c: SYMBOL, d: true, sz: 0.01, tr: 52_000, i: false } }, { st: { c: SYMBOL, d: false, sz: 0.01, tr: 48_000, i: false } }],
+      },
+    });
+    const signed = sign(owner, [bracket(49_900), bracket(49_000)]);
+    const [parent, dropped] = signed.encoded.orderIds;
+    const [tpId, stId] = signed.encoded.childOrderIds[0]!;
+    expect((await send(venue, signed)).body.response.data.statuses).toEqual([{ resting: { oid: parent } }, { resting: { oid: dropped } }]);
+    const pending = () =>
+      post(venue, '/account', { type: 'fullAccount', user: owner.publicKey }).then((r) => r.body[0].fullAccount.pendingOnFill.map((p: any) => p.parentOrderId));
+    expect(await pending()).toEqual([parent, dropped]);
+    await send(venue, sign(owner, [{ cx: { c: SYMBOL, oid: dropped! } }]));
+    expect(await pending()).toEqual([parent]);
+    await send(venue, sign(taker, [limit(false, 49_900, 0.01, 'IOC')]));
+    expect(await pending()).toEqual([]);
+    const rows = (await post(venue, '/account', { type: 'openOrders', user: owner.publicKey })).body.map((r: any) => [
+      r.openOrder.orderId,
+      r.openOrder.orderType,
+    ]);
+    expect(rows).toEqual([
+      [tpId, 'takeProfit'],
+      [stId, 'stop'],
+    ]);
+    // A trigger order that fills at once runs its actions in the same answer.
+    await send(venue, sign(taker, [limit(false, 50_000, 0.01)]));
+    const now = sign(owner, [{ of: { trigger: { m: { c: SYMBOL, b: true, sz: 0.01, r: false, i: false } }, actions: [limit(false, 51_000, 0.01)] } }]);
+    expect((await send(venue, now)).body.response.data.statuses).toEqual([
+      { filled: { oid: now.encoded.orderIds[0], totalSz: 0.01, avgPx: 50_000 } },
+      { resting: { oid: now.encoded.childOrderIds[0]![0] } },
+    ]);
+  });
+
+  it('types each conditional as itself in openOrders, orderUpdate (ot, trigger) and orderHistory; a fired one keeps its type', async () => {
+    const owner = Keypair.generate();
+    const { venue, mark } = await longs(owner);
+    const ws = await WsClient.open(venue.wsUrl);
+    cleanup.push(() => ws.close());
+    ws.send({ method: 'subscribe', subscription: [{ type: 'account', user: owner.publicKey }] });
+    await ws.until((m) => m.data?.type === 'accountSnapshot');
+    const actions = [
+      { st: { c: SYMBOL, d: false, sz: 0.01, tr: 49_500, i: false } },
+      { tp: { c: SYMBOL, d: true, sz: 0.01, tr: 52_000, lim: 51_900, i: false } },
+      { trl: { c: SYMBOL, b: true, sz: 0.01, trb: 100, stb: 10, i: false } },
+      { rng: { c: SYMBOL, d: true, sz: 0.01, pmin: 48_000, pmax: 53_000, i: false } },
+    ];
+    const signed = sign(owner, actions);
+    await send(venue, signed);
+    const ids = signed.encoded.orderIds;
+    const rows = (await post(venue, '/account', { type: 'openOrders', user: owner.publicKey })).body.map((r: any) => r.openOrder);
+    const none = { oco: null, limHi: null };
+    expect(rows.map((r: any) => [r.orderId, r.orderType, r.trigger])).toEqual([
+      [ids[0], 'stop', { isAbove: false, px: 49_500, lim: null, pxHi: null, trb: null, stb: null, ...none }],
+      [ids[1], 'takeProfit', { isAbove: true, px: 52_000, lim: 51_900, pxHi: null, trb: null, stb: null, ...none }],
+      [ids[2], 'trailing', { isAbove: false, px: 49_500, lim: null, pxHi: null, trb: 100, stb: 10, ...none }],
+      [ids[3], 'range', { isAbove: false, px: 48_000, lim: null, pxHi: 53_000, trb: null, stb: null, ...none }],
+    ]);
+    const updates = await Promise.all(ids.map((id) => ws.until((m) => m.data?.type === 'orderUpdate' && m.data.oid === id)));
+    expect(updates.map((m) => [m.data.ot, m.data.status, m.data.trigger.px])).toEqual([
+      ['stop', 'placed', 49_500],
+      ['takeProfit', 'placed', 52_000],
+      ['trailing', 'placed', 49_500],
+      ['range', 'placed', 48_000],
+    ]);
+    const from = ws.messages.length;
+    mark(49_400);
+    const fired = await ws.until((m) => m.data?.type === 'orderUpdate' && m.data.oid === ids[0] && m.data.status === 'filled', 5000, from);
+    expect(fired.data.ot).toBe('stop');
+    const history = (await post(venue, '/account', { type: 'orderHistory', user: owner.publicKey })).body.map((r: any) => r.orderHistory);
+    expect(history.filter((h: any) => ids.includes(h.orderId)).map((h: any) => [h.orderId, h.orderType])).toEqual(expect.arrayContaining([[ids[0], 'stop']]));
+    expect(history.every((h: any) => !('conditional' in h))).toBe(true);
+  });
+
+  it('sub-accounts: created under a derived key with margin, traded by the master and its agents, transfers within the family, renamed, removed', async () => {
+    const venue = await venueWith();
+    const [owner, agent, stranger] = [Keypair.generate(), Keypair.generate(), Keypair.generate()];
+    for (const k of [owner, stranger]) venue.engine.faucet(k.publicKey, 10_000);
+    venue.engine.setOraclePrice(SYMBOL, 50_000);
+    await send(venue, sign(owner, [{ agentWalletCreation: { a: agent.publicKey, d: false } }]));
+    const statuses = async (key: Keypair, actions: unknown[], account?: string) =>
+      (await send(venue, sign(key, actions, { account }))).body.response.data.statuses;
+    const sub = subAccountKey(owner.publicKey, 0);
+    expect(await statuses(owner, [{ createSubAccount: { name: 'hedge', marginAmount: 2500 } }])).toEqual([
+      { createSubAccount: { master: owner.publicKey, sub, name: 'hedge', margin: 2500 } },
+    ]);
+    expect(await statuses(owner, [{ createSubAccount: { name: 'hedge' } }])).toEqual([
+      { createSubAccountFailed: { message: 'a sub-account named "hedge" exists' } },
+    ]);
+    const balance = (key: string) => venue.engine.marginSummary(key).totalBalance;
+    expect([balance(owner.publicKey), balance(sub)]).toEqual([7500, 2500]);
+
+    const bid = sign(owner, [limit(true, 49_000, 0.01)], { account: sub });
+    expect((await send(venue, bid)).body.response.data.statuses).toEqual([{ resting: { oid: bid.encoded.orderIds[0] } }]);
+    expect(await statuses(agent, [limit(true, 48_000, 0.01)], sub)).toEqual([{ resting: { oid: expect.any(String) } }]);
+    expect((await send(venue, sign(stranger, [limit(true, 48_000, 0.01)], { account: sub }))).body.status).toBe('error');
+
+    expect(await statuses(owner, [{ transfer: { k: 'internal', from: sub, to: owner.publicKey, marginAmount: 500 } }])).toEqual([
+      { transfer: { from: sub, to: owner.publicKey, symbol: 'USDC', amount: 500 } },
+    ]);
+    expect([balance(owner.publicKey), balance(sub)]).toEqual([8000, 2000]);
+    const refusedTransfers = await statuses(owner, [
+      { transfer: { k: 'internal', from: owner.publicKey, to: stranger.publicKey, marginAmount: 1 } },
+      { transfer: { k: 'external', from: owner.publicKey, to: stranger.publicKey, marginAmount: 1 } },
+      { transfer: { k: 'internal', from: sub, to: owner.publicKey, marginAmount: 2000 } },
+    ]);
+    expect(refusedTransfers.map((r) => r.transferFailed.message)).toEqual([
+      'from and to must be the account or its sub-accounts',
+      'external transfers are not supported by the local venue (their semantics are undocumented)',
+      'Insufficient margin',
+    ]);
+
+    const full = async (key: string) => (await post(venue, '/account', { type: 'fullAccount', user: key })).body[0].fullAccount;
+    expect(await full(owner.publicKey)).toMatchObject({ kind: 'MasterEOA', subAccounts: [{ pubkey: sub }] });
+    expect(await statuses(owner, [{ renameSubAccount: { a: sub, n: 'carry' } }])).toEqual([{ renameSubAccount: { account: sub, name: 'carry' } }]);
+    expect(await full(sub)).toMatchObject({ kind: 'SubAccount', parent: owner.publicKey, name: 'carry', subAccounts: [] });
+
+    expect(await statuses(owner, [{ removeSubAccount: { toRemove: sub } }])).toEqual([
+      { removeSubAccountFailed: { message: 'the sub-account has open orders or positions' } },
+    ]);
+    await send(venue, sign(owner, [{ cxa: { c: [] } }], { account: sub }));
+    expect(await statuses(owner, [{ removeSubAccount: { toRemove: sub } }])).toEqual([{ removeSubAccount: { account: sub, marginMoved: 2000 } }]);
+    expect(balance(owner.publicKey)).toBe(10_000);
+    expect((await send(venue, sign(owner, [limit(true, 48_000, 0.01)], { account: sub }))).body.status).toBe('error');
+    expect(venue.engine.selfCheck()).toEqual([]);
+
+    const multisig = { createMultisig: { signers: [owner.publicKey, agent.publicKey], threshold: 2, timeLockSecs: 0, proposalLifetimeSecs: 3600 } };
+    expect((await statuses(owner, [multisig]))[0]!.error.message).toMatch(/^createMultisig is not supported by the local venue: multisig/);
   });
 
   it('slides a crossing ALO_SLIDE order one tick behind the best ask, refuses ALO_JOIN, and rejects a crossing ALO', async () => {

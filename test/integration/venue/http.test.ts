@@ -237,6 +237,7 @@ describe('local venue HTTP: market data and limits', () => {
       lotSize: 0.0001,
       minNotional: 10,
       maxLeverage: 50,
+      orderTypes: ['LIMIT', 'MARKET', 'STOP', 'STOP_LIMIT', 'TAKE_PROFIT', 'RANGE', 'TRIGGER', 'TRAILING'],
     });
     const t = new Trader(venue);
     await t.faucet(100_000);
@@ -245,6 +246,15 @@ describe('local venue HTTP: market data and limits', () => {
     expect(book.body.updateType).toBe('snapshot');
     expect(book.body.levels[0].slice(0, 2)).toEqual([expect.objectContaining({ px: 2000 }), expect.objectContaining({ px: 1999, n: 2 })]);
     expect(book.body.levels[0].length).toBeLessThanOrEqual(2);
+    // aggregation buckets levels by a price step: bids down, asks up, sizes and counts summed, nlevels after bucketing
+    await t.orders(t.limit('ETH-USD', true, 1990.5, 1));
+    const bucketed = await http(`${venue.url}/l2book?symbol=ETH-USD&aggregation=10`);
+    expect(bucketed.body.levels[0].slice(0, 2)).toEqual([
+      { px: 2000, sz: 1, n: 1 },
+      { px: 1990, sz: 4, n: 3 },
+    ]);
+    expect((await http(`${venue.url}/l2book?symbol=ETH-USD&aggregation=10&nlevels=1`)).body.levels[0]).toHaveLength(1);
+    expect((await http(`${venue.url}/l2book?symbol=ETH-USD&aggregation=0.0001`)).status).toBe(400);
     expect((await http(`${venue.url}/l2book?symbol=XYZ-USD`)).status).toBe(404);
     expect((await http(`${venue.url}/l2book?symbol=ETH-USD&nlevels=0`)).status).toBe(400);
     expect((await http(`${venue.url}/l2book`)).status).toBe(400);

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { venueConfigSchema, venueOptions } from '../../../src/app/venue-config.js';
+import { blockLine, venueConfigSchema, venueOptions } from '../../../src/app/venue-config.js';
 import { loadYamlFile } from '../../../src/app/yaml-config.js';
 import { ConfigErrors } from '../../../src/core/errors.js';
 
@@ -41,5 +41,24 @@ describe('venue config: market flow depth', () => {
   it('a bad value names its key and line', () => {
     expect(() => load('flow:\n  makers: 2\n  depthUsd: 0\n')).toThrow(/flow\.depthUsd \(line 3\)/);
     expect(() => load('flow:\n  levelSpacingBps: -1\n')).toThrow(/flow\.levelSpacingBps \(line 2\)/);
+  });
+});
+
+describe('perpbot venue --log-blocks', () => {
+  it("prints a block's timestamp, shuffle seed, transactions (account prefix @ nonce) and execution order", () => {
+    const line = blockLine({
+      timestampNs: 1_700_000_000_000_000_123n,
+      seed: 1_700_000_000_000_000_123n,
+      transactions: [
+        { account: 'AAAAAAAAzzzz', nonce: 5n, actions: 2 },
+        { account: 'BBBBBBBByyyy', nonce: 9n, actions: 1 },
+      ],
+      order: [
+        [1, 0],
+        [0, 1],
+        [0, 0],
+      ],
+    });
+    expect(line).toBe('block 1700000000000000123 seed 1700000000000000123: 2 transactions [AAAAAAAA@5 BBBBBBBB@9], order 1.0 0.1 0.0');
   });
 });

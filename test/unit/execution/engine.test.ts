@@ -293,6 +293,101 @@ describe('execution: a codec without client order ids (current dialect)', () => 
   });
 });
 
+describe('execution: on-fill orders (current dialect)', () => {
+  const child = spec({ side: 'sell', price: undefined, reduceOnly: true, clientTag: 'tp', trigger: { kind: 'takeProfit', triggerPrice: 110 } });
+  const parent = spec({ clientTag: 'entry', onFill: [child] });
+
+  it('tracks each child under its nested id: untriggered while held, then as the venue reports it; cancelled when the parent ends unfilled', async () => {
+    const updates = new Subject<VenueOrderFact>();
+    const submitter = new FakeSubmitter((request) => accepted([fact(request.encoded.orderIds[0], 'placed')]));
+    const { exec, events, risk } = setup({ codec: codecFor('current'), submitter, orderUpdates$: updates });
+    await exec.start();
+    exec.submit('mm', { kind: 'place', order: parent, ...stamp });
+    exec.submit('mm', { kind: 'place', order: { ...parent, clientTag: 'other', onFill: [{ ...child, clientTag: 'tp2' }] }, ...stamp });
+    await flushPromises();
+    expect(risk.checks.map((c) => (c.kind === 'place' ? c.order.clientTag : c.kind))).toEqual(['entry', 'tp', 'other', 'tp2']);
+    const encoded = submitter.sent[0]!.request.encoded;
+    expect(submitter.sent[0]!.body.actions[0].of.actions).toEqual([{ tp: { c: 'BTC-USD', d: true, sz: 1, tr: 110, i: false } }]);
+    const [childId, child2Id] = encoded.childOrderIds.map((ids) => ids[0]!);
+    const [parentId, parent2Id] = encoded.orderIds;
+    const of = (tag: string) => events.filter((e) => e.clientTag === tag).map((e) => [e.orderId, e.status, e.reason]);
+    expect(of('tp')).toEqual([[childId, 'untriggered', undefined]]);
+
+    exec.submit('mm', { kind: 'cancel', symbol: 'BTC-USD', ref: { clientTag: 'tp' }, ...stamp });
+    expect(of('tp')[1]).toEqual([childId, 'untriggered', `held until ${parentId} fills: cancel that order to cancel this one`]);
+    updates.next({ orderId: parentId!, status: 'filled', filledSize: 1 });
+    updates.next({ orderId: childId!, status: 'placed', filledSize: 0 });
+    updates.next({ orderId: childId!, status: 'filled', filledSize: 1 });
+    expect(
+      of('tp')
+        .slice(2)
+        .map(([, status]) => status),
+    ).toEqual(['filled']);
+
+    updates.next({ orderId: parent2Id!, status: 'cancelled', filledSize: 0 });
+    expect(of('tp2')).toEqual([
+      [child2Id, 'untriggered', undefined],
+      [child2Id, 'cancelled', `on-fill order not placed: ${parent2Id} ended cancelled without filling completely`],
+    ]);
+    expect(exec.openOrders('mm')).toEqual([]);
+  });
+
+  it('refuses locally an on-fill order the dialect or the checks refuse, with its children', async () => {
+    const v1 = setup();
+    const current = setup({ codec: codecFor('current') });
+    for (const { exec } of [v1, current]) await exec.start();
+    v1.exec.submit('mm', { kind: 'place', order: parent, ...stamp });
+    current.exec.submit('mm', { kind: 'place', order: { ...parent, onFill: [{ ...child, size: -1 }] }, ...stamp });
+    current.exec.submit('mm', { kind: 'place', order: { ...parent, onFill: [{ ...child, reduceOnly: false }] }, ...stamp });
+    await flushPromises();
+    for (const { submitter } of [v1, current]) expect(submitter.sent).toHaveLength(0);
+    expect(v1.events.find((e) => e.clientTag === 'entry')?.reason).toMatch(/^execution UNSUPPORTED: the v1 dialect: onFill: /);
+    expect(current.events.filter((e) => e.clientTag === 'entry').map((e) => e.reason)).toEqual([
+      'execution INVALID: onFill[0]: size must be a finite number > 0, got -1',
+      expect.stringMatching(/^execution UNSUPPORTED: the current dialect: reduceOnly: /),
+    ]);
+    expect(current.events.filter((e) => e.clientTag === 'tp').map((e) => e.status)).toEqual(['cancelled', 'cancelled']);
+  });
+});
+
+describe('execution: orders parked in a trigger basket (whenMark, current dialect)', () => {
+  it("is known by its own id and the basket's: untriggered while parked, the basket's fill ignored, cancelled by the basket's id", async () => {
+    const updates = new Subject<VenueOrderFact>();
+    const submitter = new FakeSubmitter((request, body) =>
+      accepted(body.actions.map((a: any, i: number) => (a.cx ? fact(a.cx.oid, 'cancelled') : fact(request.encoded.orderIds[i], 'placed')))),
+    );
+    const { exec, events } = setup({ codec: codecFor('current'), submitter, orderUpdates$: updates });
+    await exec.start();
+    const parked = (clientTag: string) => spec({ clientTag, whenMark: { above: true, price: 105 } });
+    exec.submit('mm', { kind: 'place', order: parked('a'), ...stamp });
+    exec.submit('mm', { kind: 'place', order: parked('b'), ...stamp });
+    await flushPromises();
+    const [basketA, basketB] = submitter.sent[0]!.request.encoded.orderIds;
+    const [idA, idB] = submitter.sent[0]!.request.encoded.childOrderIds.map((ids) => ids[0]!);
+    const of = (tag: string) => events.filter((e) => e.clientTag === tag).map((e) => [e.orderId, e.status]);
+    expect(of('a')).toEqual([
+      [idA, 'pendingNew'],
+      [idA, 'untriggered'],
+    ]);
+    updates.next({ orderId: basketA!, status: 'placed', parked: false }); // triggered: the basket fired
+    updates.next({ orderId: basketA!, status: 'filled', filledSize: 0 });
+    expect(of('a').slice(2)).toEqual([[idA, 'placed']]);
+    updates.next({ orderId: idA!, status: 'placed', filledSize: 0 });
+    updates.next({ orderId: idA!, status: 'filled', filledSize: 1 });
+    expect(
+      of('a')
+        .slice(2)
+        .map(([, s]) => s),
+    ).toEqual(['placed', 'filled']);
+
+    exec.submit('mm', { kind: 'cancel', symbol: 'BTC-USD', ref: { clientTag: 'b' }, ...stamp });
+    await flushPromises();
+    expect(submitter.sent[1]!.body.actions).toEqual([{ cx: { c: 'BTC-USD', oid: basketB } }]);
+    expect(of('b').map(([, s]) => s)).toEqual(['pendingNew', 'untriggered', 'pendingCancel', 'cancelled']);
+    expect(of('b').every(([id]) => id === idB)).toBe(true);
+  });
+});
+
 describe('execution: reconciliation and stop', () => {
   it('adopts unknown resting orders for the owner the policy names, cancels the rest, resolves vanished ones', async () => {
     const queries = new FakeQueries();

@@ -96,3 +96,66 @@ describe('trailing stops and ranges (venue-protocol §4.2: trl {c, b, sz, trb, s
     }
   });
 });
+
+describe('on-fill orders (venue-protocol §4.2: of {trigger: m | l, actions})', () => {
+  const entry: OrderSpec = { symbol: 'BTC-USD', side: 'buy', size: 0.25, price: 100_000, tif: 'GTC', reduceOnly: false };
+  const onFill: OrderSpec = { ...entry, onFill: [sellStop, { ...base, side: 'sell', trigger: { kind: 'takeProfit', triggerPrice: 105_000 } }] };
+
+  it('current: an order with onFill is one of action, its children in order; the codec gives the children ids', () => {
+    const actions = currentOrderActions([place(onFill)]);
+    expect(actions).toEqual([
+      {
+        of: {
+          trigger: { l: { c: 'BTC-USD', b: true, px: 100_000, sz: 0.25, tif: 'GTC', r: false, i: false } },
+          actions: [{ st: { c: 'BTC-USD', d: false, sz: 0.25, tr: 95_000, i: false } }, { tp: { c: 'BTC-USD', d: true, sz: 0.25, tr: 105_000, i: false } }],
+        },
+      },
+    ]);
+    const encoded = codecFor('current').encode(input(actions));
+    expect(encoded.childOrderIds[0]).toHaveLength(2);
+    expect(encoded.childOrderIds[0]!.every((id) => typeof id === 'string')).toBe(true);
+  });
+
+  it('refused with a ValidationError naming the field: in v1, on a trigger order, empty, and on a child', () => {
+    const field = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e instanceof ValidationError ? e.field : e;
+      }
+      return undefined;
+    };
+    expect(field(() => v1OrderActions([place(onFill)]))).toBe('onFill');
+    expect(field(() => currentOrderActions([place({ ...sellStop, onFill: [entry] })]))).toBe('onFill');
+    expect(field(() => currentOrderActions([place({ ...entry, onFill: [] })]))).toBe('onFill');
+    expect(field(() => currentOrderActions([place({ ...entry, onFill: [sellStop, onFill] })]))).toBe('onFill[1].onFill');
+  });
+});
+
+describe('orders parked until a mark price (venue-protocol §4.2: trig {c, d, tr, actions})', () => {
+  const dip: OrderSpec = {
+    symbol: 'BTC-USD',
+    side: 'buy',
+    size: 0.25,
+    price: 94_000,
+    tif: 'GTC',
+    reduceOnly: false,
+    whenMark: { above: false, price: 95_000 },
+  };
+
+  it('current: a trig of the one order; the codec gives the order its nested id under the basket id', () => {
+    const actions = currentOrderActions([place(dip)]);
+    expect(actions).toEqual([
+      { trig: { c: 'BTC-USD', d: false, tr: 95_000, actions: [{ l: { c: 'BTC-USD', b: true, px: 94_000, sz: 0.25, tif: 'GTC', r: false, i: false } }] } },
+    ]);
+    const encoded = codecFor('current').encode(input(actions));
+    expect(encoded.childOrderIds[0]).toEqual([expect.any(String)]);
+    expect(encoded.childOrderIds[0]![0]).not.toBe(encoded.orderIds[0]);
+  });
+
+  it('refused naming whenMark: in v1, with a trigger, with onFill', () => {
+    expect(() => v1OrderActions([place(dip)])).toThrow(/^whenMark: /);
+    expect(() => currentOrderActions([place({ ...dip, ...sellStop, whenMark: dip.whenMark })])).toThrow(/^whenMark: /);
+    expect(() => currentOrderActions([place({ ...dip, onFill: [sellStop] })])).toThrow(/^whenMark: /);
+  });
+});

@@ -62,6 +62,21 @@ describe('intentSchema', () => {
     );
   });
 
+  it('onFill: 1..10 orders without children of their own, not on a trigger order; each error names its field', () => {
+    const tp = { ...order, side: 'sell', price: undefined, reduceOnly: true, trigger: { kind: 'takeProfit', triggerPrice: 110_000 } };
+    const place = (over: object) => ({ kind: 'place', ...st, order: { ...order, ...over } });
+    expect(reason(place({ onFill: [tp] }))).toBeUndefined();
+    expect(reason(place({ onFill: [] }))).toMatch(/^intent\.order\.onFill: /);
+    expect(reason(place({ onFill: [{ ...tp, onFill: [tp] }] }))).toBe('intent.order.onFill[0].onFill: unknown field');
+    expect(reason(place({ onFill: [{ ...tp, tif: 'IOC' }] }))).toMatch(/^intent\.order\.onFill\[0\]: a trigger order waits parked/);
+    expect(reason(place({ price: undefined, reduceOnly: true, trigger: { kind: 'stop', triggerPrice: 1 }, onFill: [tp] }))).toMatch(
+      /^intent\.order: a trigger order cannot have onFill orders/,
+    );
+    expect(reason(place({ whenMark: { above: true, price: 101_000 } }))).toBeUndefined();
+    expect(reason(place({ whenMark: { above: true, price: 0 } }))).toMatch(/^intent\.order\.whenMark\.price: /);
+    expect(reason(place({ whenMark: { above: true, price: 101_000 }, onFill: [tp] }))).toMatch(/^intent\.order: an order parked until a mark price/);
+  });
+
   it('rejects unknown fields, bad numbers and impossible orders, naming the field', () => {
     expect(reason({ kind: 'cancelAll', ...st, extra: 1 })).toBe('intent.extra: unknown field');
     expect(reason({ kind: 'cancelAll', dataTimeMs: 1 })).toBe('intent.dataVersion: missing field');

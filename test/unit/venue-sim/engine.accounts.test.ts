@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { base58Encode } from '../../../src/protocol/base58.js';
+import { subAccountKey } from '../../../src/venue-sim/engine/index.js';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ValidationError } from '../../../src/core/errors.js';
 import { DEFAULT_MARKETS, HOUR_NS } from '../../../src/venue-sim/engine/index.js';
@@ -218,5 +221,18 @@ describe('configuration', () => {
     expect(() => engine.applyOrderAction(ALICE, [limit('BTC-USD', true, 1, 1), limit('BTC-USD', true, 1, 1), limit('BTC-USD', true, 1, 1)])).toThrow(
       ValidationError,
     );
+  });
+});
+
+describe("sub-account keys (the local venue's derivation; the real venue's is NOT FOUND)", () => {
+  it('sha256("perpbot local venue sub-account" ‖ master ‖ u64 n ‖ u32 attempt), the first canonical point', () => {
+    const master = base58Encode(new Uint8Array(32).fill(5));
+    const expected = base58Encode(
+      createHash('sha256')
+        .update(Buffer.concat([Buffer.from('perpbot local venue sub-account'), Buffer.alloc(32, 5), Buffer.from([3, 0, 0, 0, 0, 0, 0, 0]), Buffer.alloc(4)]))
+        .digest(),
+    );
+    expect(subAccountKey(master, 3)).toBe(expected);
+    expect(subAccountKey(master, 4)).not.toBe(expected);
   });
 });

@@ -51,6 +51,7 @@ function expected(events: EngineEvent[], limit: number): Map<string, { orders: O
         symbol: e.symbol,
         side: e.isBuy ? 'buy' : 'sell',
         orderType: e.orderType,
+        ...(e.conditional !== null && { conditional: e.conditional.type }),
         tif: e.tif,
         price: e.price,
         vwap: e.vwap,
