@@ -3,6 +3,7 @@
 // the stop), and stops out when the mark crosses its stop; its position never exceeds its size and stopping leaves no
 // order behind.
 import { describe, expect, it } from 'vitest';
+import { DIALECTS } from '../../../src/core/types.js';
 import { cleanups } from '../../support/cleanups.js';
 import { until } from '../../support/until.js';
 import { tradeOnLocalVenue, type LocalTrading } from './local-trading.js';
@@ -17,12 +18,12 @@ function setInterest(t: LocalTrading, perEightHours: number): void {
   (t.venue.engine as unknown as { funding: { interestPer8h: number } }).funding.interestPer8h = perEightHours;
 }
 
-describe('funding-capture on the local venue', () => {
+describe.each(DIALECTS)('funding-capture on the local venue (%s)', (dialect) => {
   it('holds the short that receives a positive rate and exits reduce-only when the rate falls to 0', async () => {
     const t = await tradeOnLocalVenue(
       closers,
       { module: 'funding-capture', params: { symbol: 'BTC-USD', size: SIZE, minFundingRate: 0.0005, stopLossBps: 1_000 } },
-      { venue: FUNDING },
+      { venue: FUNDING, dialect },
     );
     await until(() => Math.abs(t.venuePosition('BTC-USD') + SIZE) < 1e-12 && t.events.some((e) => e.filledSize > 0), 'the short of the strategy size', 15_000);
     expect(t.events.filter((e) => e.filledSize > 0).every((e) => e.side === 'sell')).toBe(true);
@@ -46,7 +47,7 @@ describe('funding-capture on the local venue', () => {
       closers,
       // A stop 1 bp from the entry: the venue's random walk crosses it within moments.
       { module: 'funding-capture', params: { symbol: 'BTC-USD', size: SIZE, minFundingRate: 0.0005, stopLossBps: 1, cooldownMs: 60_000 } },
-      { venue: FUNDING },
+      { venue: FUNDING, dialect },
     );
     await until(() => (t.metrics.value('funding_exits_total', { reason: 'stop' }) ?? 0) > 0, 'a stop-out', 20_000);
     await until(() => t.venuePosition('BTC-USD') === 0, 'flat after the stop', 10_000);

@@ -1,11 +1,12 @@
 // A trading session running built-in strategies (loaded by name, as the daemon does) on the real local venue over
-// loopback, with what the tests read: every order event, the positions over time, the venue's own view of the account.
+// loopback in either dialect, with what the tests read: every order event, the positions over time, the venue's own view of the account.
 // Invariant: the venue and the session are closed by the caller's cleanups; the account is funded before trading.
 
 import { expect } from 'vitest';
 import type { TradingSession } from '../../../src/app/trading.js';
 import type { LiveVenue } from '../../../src/client/venue.js';
 import type { OrderEvent } from '../../../src/core/intent.js';
+import type { Dialect } from '../../../src/core/types.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import type { RiskConfigInput } from '../../../src/risk/index.js';
 import type { StrategyLogger } from '../../../src/strategy/api.js';
@@ -35,9 +36,9 @@ export async function tradeOnLocalVenue(
   closers: (() => unknown)[],
   /** `params` may be computed from the venue (e.g. from its mid once its market flow has started). */
   strategy: { module: string; params: Record<string, unknown> | ((venue: Venue) => Record<string, unknown>); name?: string },
-  opts: { venue?: VenueOptions; risk?: RiskConfigInput } = {},
+  opts: { venue?: VenueOptions; risk?: RiskConfigInput; dialect?: Dialect } = {},
 ): Promise<LocalTrading> {
-  const venue = await startVenue({ seed: 7, flowIntervalMs: 50, ...opts.venue });
+  const venue = await startVenue({ seed: 7, flowIntervalMs: 50, ...opts.venue, dialect: opts.dialect ?? 'v1' });
   closers.push(() => venue.close());
   for (let i = 0; i < 5; i++) venue.step();
   const key = Keypair.generate();

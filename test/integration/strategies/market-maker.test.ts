@@ -2,6 +2,7 @@
 // quotes several levels, is filled by the venue's takers, requotes after fills, stays within maxPosition (hard bound: the
 // risk limit on the worst-case position, open orders included, set to it here) and leaves no order behind when stopped.
 import { describe, expect, it } from 'vitest';
+import { DIALECTS } from '../../../src/core/types.js';
 import { cleanups } from '../../support/cleanups.js';
 import { until } from '../../support/until.js';
 import { tradeOnLocalVenue } from './local-trading.js';
@@ -9,7 +10,7 @@ import { tradeOnLocalVenue } from './local-trading.js';
 const closers = cleanups();
 const MAX_POSITION = 0.003;
 
-describe('market-maker on the local venue', () => {
+describe.each(DIALECTS)('market-maker on the local venue (%s)', (dialect) => {
   it('quotes, reacts to fills, respects maxPosition and leaves no orders after stop', async () => {
     const t = await tradeOnLocalVenue(
       closers,
@@ -30,7 +31,7 @@ describe('market-maker on the local venue', () => {
       },
       // A fill racing a requote is known only after the quotes were sized: risk's worst case (position + open orders,
       // filled ones included until their fill is known) holds the position, here to 0.0035 BTC at about 97 000 USD.
-      { risk: { maxPositionNotionalUsdBySymbol: { 'BTC-USD': 340 } } },
+      { risk: { maxPositionNotionalUsdBySymbol: { 'BTC-USD': 340 } }, dialect },
     );
     const placed = () => t.events.filter((e) => e.status === 'placed');
     await until(() => placed().some((e) => e.side === 'buy') && placed().some((e) => e.side === 'sell'), 'quotes on both sides', 10_000);

@@ -3,6 +3,7 @@
 // arrives after a move is cancelled unfilled, which the last slice cannot catch up), reports progress and average price in /status and metrics, never fills more than the parent,
 // and completes with no order left behind.
 import { describe, expect, it } from 'vitest';
+import { DIALECTS } from '../../../src/core/types.js';
 import type { DaemonAccount } from '../../../src/app/daemon/accounts.js';
 import { statusOf } from '../../../src/app/daemon/control.js';
 import { cleanups } from '../../support/cleanups.js';
@@ -12,13 +13,17 @@ import { tradeOnLocalVenue } from './local-trading.js';
 const closers = cleanups();
 const SIZE = 0.004;
 
-describe('twap on the local venue', () => {
+describe.each(DIALECTS)('twap on the local venue (%s)', (dialect) => {
   it('works the parent as children over the duration, reports progress and average price, and completes', async () => {
     const startedMs = Date.now();
-    const t = await tradeOnLocalVenue(closers, {
-      module: 'twap',
-      params: { symbol: 'BTC-USD', side: 'buy', size: SIZE, durationMs: 2_000, slices: 4, slippageBps: 20 },
-    });
+    const t = await tradeOnLocalVenue(
+      closers,
+      {
+        module: 'twap',
+        params: { symbol: 'BTC-USD', side: 'buy', size: SIZE, durationMs: 2_000, slices: 4, slippageBps: 20 },
+      },
+      { dialect },
+    );
     await until(() => t.session.host.status('twap')?.state === 'stopped', 'the executor completing', 15_000);
     expect(Date.now() - startedMs).toBeGreaterThanOrEqual(1_400);
     const children = new Set(t.events.map((e) => e.clientTag));
