@@ -527,7 +527,7 @@ export class Execution implements Rehearsal {
     for (const c of commands) if (c.kind === 'place') this.tracker.answered(c.order);
     if (outcome.outcome === 'accepted') {
       const { answers, others } = matchItems(
-        commands.map((c) => c.order.orderId!),
+        commands.map((c) => c.order.cancelId!),
         outcome.items,
       );
       commands.forEach((c, i) => {

@@ -143,7 +143,7 @@ export class Resolver {
       const historyById = new Map(history.map((r) => [r.orderId, r]));
       for (const p of batch) {
         if (this.pending.get(p.order) !== p) continue;
-        this.decide(p, historyById.get(p.order.orderId!), openById.get(p.order.orderId!), tracker);
+        this.decide(p, historyById.get(p.order.cancelId!), openById.get(p.order.cancelId!), tracker);
       }
     } finally {
       this.running = false;

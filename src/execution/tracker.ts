@@ -89,7 +89,7 @@ export class TrackedOrder implements OrderView {
     return this.venue ?? 'pendingNew';
   }
 
-  /** The id a cancel names: the basket's while the order waits in one, else the order's. */
+  /** The id the venue knows it by now (answers, queries and cancels name it): the basket's while the order waits in one, else its own. */
   get cancelId(): string | undefined {
     return this.parkedId !== undefined && !this.fired ? this.parkedId : this.orderId;
   }

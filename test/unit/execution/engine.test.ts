@@ -386,6 +386,17 @@ describe('execution: orders parked in a trigger basket (whenMark, current dialec
     expect(of('b').map(([, s]) => s)).toEqual(['pendingNew', 'untriggered', 'pendingCancel', 'cancelled']);
     expect(of('b').every(([id]) => id === idB)).toBe(true);
   });
+  it('stays parked while its basket rests: the answer naming the basket settles the order (no resolution by query)', async () => {
+    const submitter = new FakeSubmitter((request) => accepted([fact(request.encoded.orderIds[0]!, 'placed')]));
+    const queries = new FakeQueries();
+    const { exec, events, timers } = setup({ codec: codecFor('current'), submitter, queries });
+    await exec.start();
+    exec.submit('mm', { kind: 'place', order: spec({ whenMark: { above: true, price: 105 } }), ...stamp });
+    await flushPromises();
+    queries.open = [openRow(submitter.sent[0]!.request.encoded.orderIds[0]!, { price: 0, size: 0 })];
+    await timers.advance(60_000);
+    expect(events.map((e) => e.status)).toEqual(['pendingNew', 'untriggered']);
+  });
 });
 
 describe('execution: reconciliation and stop', () => {
