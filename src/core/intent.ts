@@ -112,7 +112,14 @@ export interface OrderSpec {
    * at or above `price` (`above`) or at or below it; then the venue places it as specified. Tracked under its own id
    * (computed at signing): `untriggered` while parked, then its own statuses. Not with `trigger` or `onFill`.
    */
-  readonly whenMark?: { readonly above: boolean; readonly price: number };
+  readonly whenMark?: WhenMark;
+}
+
+/** A mark price condition: the mark at or above `price` (`above`), or at or below it. */
+export interface WhenMark {
+  readonly above: boolean;
+  /** USD, > 0. */
+  readonly price: number;
 }
 
 /**
@@ -163,6 +170,13 @@ export type Intent = DataStamp &
     | { readonly kind: 'replace'; readonly ref: OrderRef; readonly order: OrderSpec }
     /** The complete set of orders the strategy wants resting in `symbol` now (its trigger orders are left alone). */
     | { readonly kind: 'quoteSet'; readonly symbol: string; readonly quotes: readonly QuoteSpec[] }
+    /**
+     * Market or limit orders parked together at the venue (current dialect only: one trigger basket `trig`) until the
+     * mark of `symbol` meets `whenMark`; then the venue places each as specified. Each is tracked under its own id
+     * (computed at signing): `untriggered` while parked, then its own statuses; cancelling any of them while parked
+     * cancels the whole basket.
+     */
+    | { readonly kind: 'basket'; readonly symbol: string; readonly whenMark: WhenMark; readonly orders: readonly OrderSpec[] }
   );
 
 /** The specification's order statuses an order can be in, live ones first, in the table's order. */

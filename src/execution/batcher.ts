@@ -65,6 +65,12 @@ export interface BatcherOptions {
   timers?: Timers;
 }
 
+/** The item placing `order` (the first order of a basket places the whole basket). */
+function placeItem(order: TrackedOrder): OrderItem {
+  const b = order.basket;
+  return b === undefined ? { kind: 'place', spec: order.spec, cloid: order.cloid } : { kind: 'basket', symbol: b.symbol, whenMark: b.whenMark, specs: b.specs };
+}
+
 export class Batcher {
   private queue: Command[] = [];
   private scheduled = false;
@@ -175,9 +181,7 @@ export class Batcher {
 
   private sign(commands: readonly Command[], nonce: bigint): SignedRequest {
     const items: OrderItem[] = commands.map((c) =>
-      c.kind === 'place'
-        ? { kind: 'place', spec: c.order.spec, cloid: c.order.cloid }
-        : { kind: 'cancel', symbol: c.order.spec.symbol, orderId: c.order.cancelId! },
+      c.kind === 'place' ? placeItem(c.order) : { kind: 'cancel', symbol: c.order.spec.symbol, orderId: c.order.cancelId! },
     );
     this.lastItems = items;
     this.lastNonce = nonce;

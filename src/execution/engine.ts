@@ -10,6 +10,7 @@ import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
 import type { Rehearsal } from '../latency/rehearsal.js';
 import type { DialectCodec, SignMode } from '../protocol/dialect.js';
+import type { OrderItem } from '../protocol/orders.js';
 import type { MessageSigner } from '../protocol/presigner.js';
 import type { PlannedOp, RiskGate } from '../risk/types.js';
 import type { Submitter, SubmitOutcome, VenueOrderFact } from '../venue/port.js';
@@ -17,7 +18,7 @@ import { Batcher, type Batch, type BatchSink, type Command, type FlushMode } fro
 import { cloidFactory } from './cloid.js';
 import type { ExecutionMetrics } from './metrics.js';
 import { matchItems } from './outcome.js';
-import { type PlannedStep, planIntent } from './planner.js';
+import { type BasketStep, type PlannedStep, planIntent } from './planner.js';
 import type { Timers, VenueQueries } from './ports.js';
 import { realTimers } from './ports.js';
 import { reconcile, type ReconcileOptions, type ReconcileReport } from './reconcile.js';
@@ -110,6 +111,22 @@ function onFillProblem(children: readonly OrderSpec[]): string | undefined {
     const child = children[j]!;
     const problem = child.onFill !== undefined ? 'an on-fill order cannot have onFill orders of its own' : specProblem(child);
     if (problem !== undefined) return `onFill[${j}]: ${problem}`;
+  }
+  return undefined;
+}
+
+/** Why a basket cannot be sent (no orders, a bad whenMark, an order as specProblem or with a trigger, onFill or whenMark of its own), or undefined. */
+function basketProblem(b: BasketStep): string | undefined {
+  const when = b.whenMark;
+  if (!(typeof when?.above === 'boolean' && typeof when.price === 'number' && Number.isFinite(when.price) && when.price > 0))
+    return `whenMark must be {above: boolean, price: a finite number > 0}, got ${JSON.stringify(when)}`;
+  for (let j = 0; j < b.orders.length; j++) {
+    const o = b.orders[j]!;
+    const problem =
+      o.trigger !== undefined || o.onFill !== undefined || o.whenMark !== undefined
+        ? "a basket's orders are market or limit orders without trigger, onFill or whenMark of their own"
+        : specProblem(o);
+    if (problem !== undefined) return `orders[${j}]: ${problem}`;
   }
   return undefined;
 }
@@ -346,14 +363,19 @@ export class Execution implements Rehearsal {
         if (!this.cancel(step.target, nowMs, arrivalNs)) refused = true;
         continue;
       }
+      if (step.kind === 'basket') {
+        this.placeBasket(strategy, step.basket, stamp, nowMs, arrivalNs, seq === undefined ? undefined : { seq, leg: 0, dataTimeMs: intent.dataTimeMs });
+        continue;
+      }
       const ref = seq === undefined ? undefined : { seq, leg: legOf(plan.steps, i), dataTimeMs: intent.dataTimeMs };
       if (refused && plan.linked) this.refuse(strategy, step.order, 'rejectedRiskLimit', 'LINKED', 'not placed: the cancel it replaces was refused', ref);
       else this.place(strategy, step.order, stamp, nowMs, arrivalNs, ref);
     }
   }
 
-  /** Cancels `target` for its owner; false when risk refused the cancel. */
-  private cancel(target: TrackedOrder, nowMs: number, arrivalNs: bigint | undefined): boolean {
+  /** Cancels `target` for its owner (an order of a parked basket: the whole basket); false when risk refused the cancel. */
+  private cancel(order: TrackedOrder, nowMs: number, arrivalNs: bigint | undefined): boolean {
+    const target = order.basket !== undefined && !order.fired ? order.basket.members[0]! : order;
     if (target.terminal || target.cancelPending) return true;
     if (target.venue === undefined && target.heldBy?.terminal === false) {
       this.tracker.note(target, `held until ${target.heldBy.eventId} fills: cancel that order to cancel this one`);
@@ -395,20 +417,13 @@ export class Execution implements Rehearsal {
   private place(strategy: string, spec: OrderSpec, stamp: DataStamp, nowMs: number, arrivalNs: bigint | undefined, ref: IntentRef | undefined): void {
     const problem = specProblem(spec) ?? (spec.onFill === undefined ? undefined : onFillProblem(spec.onFill));
     if (problem !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'INVALID', problem, ref);
-    const unsupported = spec.trigger === undefined && spec.onFill === undefined && spec.whenMark === undefined ? undefined : this.inexpressible(spec);
+    const unsupported =
+      spec.trigger === undefined && spec.onFill === undefined && spec.whenMark === undefined
+        ? undefined
+        : this.inexpressible({ kind: 'place', spec, cloid: undefined });
     if (unsupported !== undefined) return this.refuse(strategy, spec, 'rejectedInvalid', 'UNSUPPORTED', unsupported, ref);
-    if (!this.opts.codec.clientOrderIds && spec.clientTag !== undefined) {
-      const live = this.tracker.find(strategy, { clientTag: spec.clientTag });
-      if (live && !live.cancelPending)
-        return this.refuse(
-          strategy,
-          spec,
-          'rejectedDuplicate',
-          'DUPLICATE_TAG',
-          `client tag ${JSON.stringify(spec.clientTag)} is carried by live order ${live.eventId}`,
-          ref,
-        );
-    }
+    const duplicate = this.duplicateTag(strategy, spec);
+    if (duplicate !== undefined) return this.refuse(strategy, spec, 'rejectedDuplicate', 'DUPLICATE_TAG', duplicate, ref);
     const op: PlannedOp = { kind: 'place', strategy, order: spec, stamp };
     this.lastPlace = op;
     const decision = spec.onFill === undefined ? this.opts.risk.check(op, nowMs) : this.checkWithChildren(op, spec.onFill, nowMs);
@@ -419,6 +434,44 @@ export class Execution implements Rehearsal {
       return;
     }
     this.batcher.enqueue({ kind: 'place', order: this.tracker.create(strategy, spec, ref), arrivalNs });
+  }
+
+  /** Why `spec`'s client tag cannot be used (a live order of the strategy carries it; the codec has no client ids), or undefined. */
+  private duplicateTag(strategy: string, spec: OrderSpec): string | undefined {
+    if (this.opts.codec.clientOrderIds || spec.clientTag === undefined) return undefined;
+    const live = this.tracker.find(strategy, { clientTag: spec.clientTag });
+    return live && !live.cancelPending ? `client tag ${JSON.stringify(spec.clientTag)} is carried by live order ${live.eventId}` : undefined;
+  }
+
+  /** A `basket` intent: its orders checked as places (each by risk), then parked together in one trigger basket. */
+  private placeBasket(strategy: string, b: BasketStep, stamp: DataStamp, nowMs: number, arrivalNs: bigint | undefined, ref: IntentRef | undefined): void {
+    if (b.orders.length === 0) {
+      this.metrics.denials?.inc({ reason: 'LOCAL_INVALID' });
+      this.logger.warn({ strategy }, 'basket intent ignored: orders must list at least one order');
+      return;
+    }
+    const lead = this.tracker.createBasket(strategy, b.symbol, b.whenMark, b.orders, ref);
+    const local = (status: 'rejectedInvalid' | 'rejectedDuplicate', code: string, detail: string) => {
+      this.metrics.denials?.inc({ reason: `LOCAL_${code}` });
+      this.tracker.conclude(lead, status, `execution ${code}: ${detail}`);
+    };
+    const problem = basketProblem(b) ?? (SYMBOL_PATTERN.test(b.symbol) ? undefined : `symbol ${JSON.stringify(b.symbol)} is not <BASE>-USD`);
+    if (problem !== undefined) return local('rejectedInvalid', 'INVALID', problem);
+    const unsupported = this.inexpressible({ kind: 'basket', symbol: b.symbol, whenMark: b.whenMark, specs: b.orders });
+    if (unsupported !== undefined) return local('rejectedInvalid', 'UNSUPPORTED', unsupported);
+    for (const member of lead.basket!.members) {
+      const duplicate = member.duplicateOf === undefined ? undefined : this.duplicateTag(strategy, member.spec);
+      if (duplicate !== undefined) return local('rejectedDuplicate', 'DUPLICATE_TAG', duplicate);
+    }
+    for (const order of b.orders) {
+      const decision = this.opts.risk.check({ kind: 'place', strategy, order, stamp }, nowMs);
+      if (!decision.ok) {
+        this.metrics.denials?.inc({ reason: decision.reason });
+        this.tracker.conclude(lead, 'rejectedRiskLimit', `risk ${decision.reason}: ${decision.detail}`);
+        return;
+      }
+    }
+    this.batcher.enqueue({ kind: 'place', order: lead, arrivalNs });
   }
 
   /** Risk's decision on an order and each of its on-fill orders (each a place of its own): the first denial, else ok. */
@@ -432,10 +485,10 @@ export class Execution implements Rehearsal {
     return decision;
   }
 
-  /** Why the dialect cannot express the conditional or on-fill order `spec` (protocol/orders.ts decides), or undefined. */
-  private inexpressible(spec: OrderSpec): string | undefined {
+  /** Why the dialect cannot express `item` (a conditional, on-fill or basket order; protocol/orders.ts decides), or undefined. */
+  private inexpressible(item: OrderItem): string | undefined {
     try {
-      this.opts.codec.orderActions([{ kind: 'place', spec, cloid: undefined }]);
+      this.opts.codec.orderActions([item]);
       return undefined;
     } catch (e) {
       if (e instanceof ValidationError) return `the ${this.opts.codec.name} dialect: ${e.message}`;
@@ -488,7 +541,8 @@ export class Execution implements Rehearsal {
     for (let i = 0; i < commands.length; i++) {
       const c = commands[i]!;
       if (c.kind !== 'place') continue;
-      if (c.order.spec.whenMark !== undefined) this.tracker.sentParked(c.order, batch.request.encoded.childOrderIds[i]![0]!, ids[i]!);
+      if (c.order.basket !== undefined) this.tracker.sentBasket(c.order.basket, batch.request.encoded.childOrderIds[i]!, ids[i]!);
+      else if (c.order.spec.whenMark !== undefined) this.tracker.sentParked(c.order, batch.request.encoded.childOrderIds[i]![0]!, ids[i]!);
       else this.tracker.sent(c.order, ids[i]!);
       if (c.order.children !== undefined) this.tracker.sentChildren(c.order, batch.request.encoded.childOrderIds[i]!);
     }

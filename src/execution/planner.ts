@@ -5,7 +5,13 @@
 import type { Intent, OrderSpec, QuoteSpec, TriggerSpec } from '../core/intent.js';
 import type { TrackedOrder, Tracker } from './tracker.js';
 
-export type PlannedStep = { readonly kind: 'place'; readonly order: OrderSpec } | { readonly kind: 'cancel'; readonly target: TrackedOrder };
+/** A `basket` intent's orders, parked together. */
+export type BasketStep = Omit<Extract<Intent, { kind: 'basket' }>, 'dataTimeMs' | 'dataVersion' | 'arrivalNs'>;
+
+export type PlannedStep =
+  | { readonly kind: 'place'; readonly order: OrderSpec }
+  | { readonly kind: 'cancel'; readonly target: TrackedOrder }
+  | { readonly kind: 'basket'; readonly basket: BasketStep };
 
 export interface Plan {
   readonly steps: readonly PlannedStep[];
@@ -126,5 +132,7 @@ export function planIntent(strategy: string, intent: Intent, view: PlannerView):
       const live = view.openOrders(strategy, intent.symbol).filter((o) => cancellable(o) && o.spec.trigger === undefined);
       return { steps: diffQuotes(intent.symbol, intent.quotes, live), linked: false, notes: [] };
     }
+    case 'basket':
+      return { steps: [{ kind: 'basket', basket: intent }], linked: false, notes: [] };
   }
 }

@@ -3,7 +3,7 @@
 // a terminal order answered without a reason takes the first reason a later fact of the same status carries (the stream may come second).
 
 import type { VenueOrder } from '../core/account-data.js';
-import type { IntentRef, OrderEvent, OrderRef, OrderSpec, OrderStatus } from '../core/intent.js';
+import type { IntentRef, OrderEvent, OrderRef, OrderSpec, OrderStatus, WhenMark } from '../core/intent.js';
 import { TERMINAL_STATUSES, type LocalOrderStatus } from '../core/intent.js';
 import type { VenueOrderFact } from '../venue/port.js';
 
@@ -37,6 +37,16 @@ export interface OrderView {
   readonly adopted: boolean;
 }
 
+/** Orders parked together in one trigger basket (a `basket` intent): `members[0]` carries its place and its cancel. */
+export interface TrackedBasket {
+  /** The market whose mark fires it. */
+  readonly symbol: string;
+  readonly whenMark: WhenMark;
+  /** The members' specs, in order (the intent's). */
+  readonly specs: readonly OrderSpec[];
+  readonly members: readonly TrackedOrder[];
+}
+
 /** One order as execution knows it. Fields are written by the Tracker only. */
 export class TrackedOrder implements OrderView {
   /** Predicted venue order id; undefined while the order waits in a batch. */
@@ -66,6 +76,8 @@ export class TrackedOrder implements OrderView {
   children: TrackedOrder[] | undefined = undefined;
   /** The id of the trigger basket it waits in (OrderSpec.whenMark), when it is parked in one. */
   parkedId: string | undefined = undefined;
+  /** The basket of several orders it belongs to (a `basket` intent), when it does. */
+  basket: TrackedBasket | undefined = undefined;
 
   constructor(
     /** Local sequence number, unique in the process. */
@@ -173,11 +185,31 @@ export class Tracker {
     return order;
   }
 
-  /** Forgets an order that was never sent (withdrawn from its batch), with its on-fill orders; no event. */
+  /**
+   * The orders of a `basket` intent, each a new order waiting to be sent (as create), parked together: returns the
+   * first, which carries the basket's place. `specs` must not be empty.
+   */
+  createBasket(strategy: string, symbol: string, whenMark: WhenMark, specs: readonly OrderSpec[], intent?: IntentRef): TrackedOrder {
+    const members: TrackedOrder[] = [];
+    const basket: TrackedBasket = { symbol, whenMark, specs, members };
+    for (let j = 0; j < specs.length; j++) {
+      const spec = specs[j]!;
+      let leg = intent?.leg ?? 0;
+      for (let k = 0; k < j; k++) if (specs[k]!.symbol === spec.symbol && specs[k]!.side === spec.side) leg++;
+      const order = this.create(strategy, spec, intent && { ...intent, leg });
+      order.basket = basket;
+      members.push(order);
+    }
+    return members[0]!;
+  }
+
+  /** Forgets an order that was never sent (withdrawn from its batch), with its on-fill orders or its basket; no event. */
   drop(order: TrackedOrder): void {
     if (order.orderId !== undefined) throw new Error(`order ${order.orderId} was sent; it cannot be dropped`);
-    this.unlist(order);
-    for (const child of order.children ?? []) this.unlist(child);
+    for (const o of order.basket?.members ?? [order]) {
+      this.unlist(o);
+      for (const child of o.children ?? []) this.unlist(child);
+    }
   }
 
   /** The id predicted at signing: the order is now in flight (pendingNew event). */
@@ -208,9 +240,20 @@ export class Tracker {
     this.sent(order, orderId);
   }
 
-  /** The order's request was answered (or found unknown): it is no longer in flight. */
+  /** The ids predicted at signing for a basket's members (Encoded.childOrderIds), parked in basket `basketId`. */
+  sentBasket(basket: TrackedBasket, memberIds: readonly (string | null)[], basketId: string): void {
+    const members = basket.members;
+    for (let j = 0; j < members.length; j++) {
+      const id = memberIds[j];
+      if (id == null) throw new Error(`no id for order ${j} of basket ${basketId}`);
+      this.sentParked(members[j]!, id, basketId);
+    }
+  }
+
+  /** The order's request was answered (or found unknown): it is no longer in flight (nor the rest of its parked basket). */
   answered(order: TrackedOrder): void {
-    order.inFlight = false;
+    if (order.basket === undefined || order.fired) order.inFlight = false;
+    else for (const o of order.basket.members) o.inFlight = false;
   }
 
   /** A venue fact about an order (answer item, order update, open or ended order). Returns the order when it changed anything. */
@@ -222,6 +265,11 @@ export class Tracker {
       // The basket's own facts say parked or cancelled (its fill, of size 0, only means it ran); the order's say it fired.
       if (fact.orderId === order.orderId) return this.applyTo(order, fact.status, filled, fact.reason, true);
       if (fact.status === 'filled' || fact.status === 'partiallyFilled') return undefined;
+      if (order.basket !== undefined) {
+        let changed = false;
+        for (const o of order.basket.members) if (this.applyTo(o, fact.status, undefined, fact.reason, fact.parked === false)) changed = true;
+        return changed ? order.basket.members[0] : undefined;
+      }
     }
     return this.applyTo(order, fact.status, filled, fact.reason, fact.parked === false);
   }
@@ -232,21 +280,16 @@ export class Tracker {
     this.applyTo(order, status, undefined, reason);
   }
 
-  /** A cancel was requested (pendingCancel event). */
+  /** A cancel was requested (pendingCancel event; for each order of a parked basket, the basket's cancel). */
   requestCancel(order: TrackedOrder): void {
-    if (order.terminal || order.cancelPending) return;
-    order.cancelPending = true;
-    order.reason = undefined;
-    this.emit(order);
+    if (order.basket === undefined || order.fired) this.cancelRequested(order);
+    else for (const o of order.basket.members) this.cancelRequested(o);
   }
 
-  /** The cancel did not happen: back to the venue status, with the reason. */
+  /** The cancel did not happen: back to the venue status, with the reason (each order of a parked basket). */
   cancelFailed(order: TrackedOrder, reason: string): void {
-    if (order.terminal || !order.cancelPending) return;
-    order.cancelPending = false;
-    order.cancelAfterAck = false;
-    order.reason = reason;
-    this.emit(order);
+    if (order.basket === undefined || order.fired) this.cancelUndone(order, reason);
+    else for (const o of order.basket.members) this.cancelUndone(o, reason);
   }
 
   /** Cancel it once it is known to rest (its cancel was asked while it was in flight or unknown). */
@@ -268,12 +311,10 @@ export class Tracker {
     this.emit(order);
   }
 
-  /** The submit outcome is unknown (unknown event until a fact arrives). */
+  /** The submit outcome is unknown (unknown event until a fact arrives; each order of a parked basket). */
   markUnknown(order: TrackedOrder, reason: string): void {
-    if (order.terminal || order.venue !== undefined || order.unknown) return;
-    order.unknown = true;
-    order.reason = reason;
-    this.emit(order);
+    if (order.basket === undefined || order.fired) this.unknownNow(order, reason);
+    else for (const o of order.basket.members) this.unknownNow(o, reason);
   }
 
   /** Takes over a resting order this process did not place, for `owner`. */
@@ -377,7 +418,31 @@ export class Tracker {
       const why = `on-fill order not placed: ${order.eventId} ended ${order.venue} without filling completely`;
       for (const child of order.children) if (child.venue === undefined) this.applyTo(child, 'cancelled', undefined, why);
     }
+    if (order.terminal && order.basket !== undefined && !order.fired)
+      for (const o of order.basket.members) if (!o.fired) this.applyTo(o, order.venue!, undefined, order.reason);
     return order;
+  }
+
+  private cancelRequested(order: TrackedOrder): void {
+    if (order.terminal || order.cancelPending) return;
+    order.cancelPending = true;
+    order.reason = undefined;
+    this.emit(order);
+  }
+
+  private cancelUndone(order: TrackedOrder, reason: string): void {
+    if (order.terminal || !order.cancelPending) return;
+    order.cancelPending = false;
+    order.cancelAfterAck = false;
+    order.reason = reason;
+    this.emit(order);
+  }
+
+  private unknownNow(order: TrackedOrder, reason: string): void {
+    if (order.terminal || order.venue !== undefined || order.unknown) return;
+    order.unknown = true;
+    order.reason = reason;
+    this.emit(order);
   }
 
   private openSet(strategy: string, symbol: string): Set<TrackedOrder> {

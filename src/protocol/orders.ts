@@ -3,17 +3,22 @@
 // predicted order id k belongs to item k; the one place order JSON is built (execution and the command line use it).
 
 import { ValidationError } from '../core/errors.js';
-import { triggersAbove, type OrderSpec, type PriceTrigger } from '../core/intent.js';
+import { triggersAbove, type OrderSpec, type PriceTrigger, type WhenMark } from '../core/intent.js';
 
-/** One order item of an action: place an order, cancel one by id, or cancel every order in `symbols` (all when empty). */
+/**
+ * One order item of an action: place an order, park `specs` in one trigger basket until the mark of `symbol` meets
+ * `whenMark`, cancel one by id, or cancel every order in `symbols` (all when empty).
+ */
 export type OrderItem =
   | { readonly kind: 'place'; readonly spec: OrderSpec; readonly cloid: string | undefined }
+  | { readonly kind: 'basket'; readonly symbol: string; readonly whenMark: WhenMark; readonly specs: readonly OrderSpec[] }
   | { readonly kind: 'cancel'; readonly symbol: string; readonly orderId: string }
   | { readonly kind: 'cancelAll'; readonly symbols: readonly string[] };
 
 function v1Item(item: OrderItem): object {
   if (item.kind === 'cancel') return { cancel: { c: item.symbol, oid: item.orderId } };
   if (item.kind === 'cancelAll') return { cancelAll: { c: item.symbols } };
+  if (item.kind === 'basket') throw new ValidationError('basket', 'the v1 dialect has no trigger baskets; use the current dialect');
   const s = item.spec;
   if (s.onFill !== undefined) throw new ValidationError('onFill', 'the v1 dialect has no on-fill orders; use the current dialect');
   if (s.whenMark !== undefined) throw new ValidationError('whenMark', 'the v1 dialect has no trigger baskets; use the current dialect');
@@ -34,17 +39,27 @@ function v1Item(item: OrderItem): object {
 function currentItem(item: OrderItem): object {
   if (item.kind === 'cancel') return { cx: { c: item.symbol, oid: item.orderId } };
   if (item.kind === 'cancelAll') return { cxa: { c: item.symbols } };
+  if (item.kind === 'basket') return currentBasket(item.symbol, item.whenMark, item.specs, 'orders');
   const s = item.spec;
   if (s.onFill !== undefined) return currentOnFill(s, s.onFill);
-  if (s.whenMark !== undefined) return currentBasket(s, s.whenMark);
+  if (s.whenMark !== undefined) return currentBasket(s.symbol, s.whenMark, [s], 'whenMark');
   return currentPlace(s);
 }
 
-/** `trig` of the one order: placed once the mark reaches `whenMark.price`. Throws ValidationError with a trigger or onFill. */
-function currentBasket(s: OrderSpec, when: NonNullable<OrderSpec['whenMark']>): object {
-  if (s.trigger !== undefined || s.onFill !== undefined)
-    throw new ValidationError('whenMark', 'an order parked until a mark price cannot also be a trigger order or carry onFill orders');
-  return { trig: { c: s.symbol, d: when.above, tr: when.price, actions: [currentPlace(s)] } };
+/**
+ * `trig` of `specs` (market or limit orders), placed once the mark of `symbol` meets `when`. Throws ValidationError
+ * (naming `field`) for none, or one that is a trigger order or carries onFill or whenMark orders of its own.
+ */
+function currentBasket(symbol: string, when: WhenMark, specs: readonly OrderSpec[], field: string): object {
+  if (specs.length === 0) throw new ValidationError(field, 'a trigger basket must hold at least one order');
+  const actions = specs.map((s, j) => {
+    const name = specs.length === 1 ? field : `${field}[${j}]`;
+    if (s.trigger !== undefined || s.onFill !== undefined)
+      throw new ValidationError(name, 'an order parked until a mark price cannot also be a trigger order or carry onFill orders');
+    if (s.whenMark !== undefined && specs.length > 1) throw new ValidationError(`${name}.whenMark`, "a basket's orders share the basket's whenMark");
+    return currentPlace(s);
+  });
+  return { trig: { c: symbol, d: when.above, tr: when.price, actions } };
 }
 
 /**

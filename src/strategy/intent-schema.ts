@@ -60,6 +60,16 @@ function orderProblem(o: { trigger?: { kind: string } | undefined; tif: string; 
   return o.price === undefined && o.tif === 'ALO' ? 'a market order (no price) cannot be ALO' : undefined;
 }
 
+/** Most orders one trigger basket may hold (a `basket` intent). */
+export const MAX_BASKET_ORDERS = 10;
+
+const whenMarkSchema = object({ above: boolean(), price }, STRICT);
+
+/** An order of a `basket` intent: a market or limit order (it shares the basket's whenMark). */
+const basketOrderSchema = refine(object(orderFields, STRICT), (o) =>
+  o.trigger !== undefined ? "a basket's orders are market or limit orders: no trigger" : orderProblem(o),
+);
+
 /** An order placed once its parent filled (OrderSpec.onFill): any order without children of its own. */
 const onFillSpecSchema = refine(object(orderFields, STRICT), orderProblem);
 
@@ -68,7 +78,7 @@ export const orderSpecSchema = refine(
     {
       ...orderFields,
       onFill: optional(array(onFillSpecSchema, { minLength: 1, maxLength: MAX_ON_FILL })),
-      whenMark: optional(object({ above: boolean(), price }, STRICT)),
+      whenMark: optional(whenMarkSchema),
     },
     STRICT,
   ),
@@ -101,6 +111,16 @@ export const intentSchema: Schema<Intent> = tagged('kind', {
   cancelAll: object({ kind: literal('cancelAll'), ...stamp, symbols: optional(array(symbolSchema, { minLength: 1, maxLength: 256 })) }, STRICT),
   replace: object({ kind: literal('replace'), ...stamp, ref: orderRefSchema, order: orderSpecSchema }, STRICT),
   quoteSet: object({ kind: literal('quoteSet'), ...stamp, symbol: symbolSchema, quotes: quotesSchema }, STRICT),
+  basket: object(
+    {
+      kind: literal('basket'),
+      ...stamp,
+      symbol: symbolSchema,
+      whenMark: whenMarkSchema,
+      orders: array(basketOrderSchema, { minLength: 1, maxLength: MAX_BASKET_ORDERS }),
+    },
+    STRICT,
+  ),
 });
 
 /** The markets an intent touches, each with the field that names it (cancelAll without symbols: none). */
@@ -114,5 +134,7 @@ export function intentSymbols(intent: Intent): Array<{ readonly field: string; r
       return [{ field: 'symbol', symbol: intent.symbol }];
     case 'cancelAll':
       return (intent.symbols ?? []).map((symbol, i) => ({ field: `symbols[${i}]`, symbol }));
+    case 'basket':
+      return [{ field: 'symbol', symbol: intent.symbol }, ...intent.orders.map((o, i) => ({ field: `orders[${i}].symbol`, symbol: o.symbol }))];
   }
 }

@@ -316,6 +316,64 @@ describe("the current dialect's trigger baskets from intents (whenMark), through
   }, 30_000);
 });
 
+describe("the current dialect's trigger baskets of several orders (a basket intent), through execution and the local venue", () => {
+  it('each order is tracked under its nested id: untriggered while parked, filled or resting once the mark fires the basket; a cancel cancels the basket', async () => {
+    const { venue, setMark } = await venueAtMark(100, 'current');
+    const lp = new Trader(venue);
+    await lp.faucet(1_000_000);
+    await lp.orders(lp.limit(SYMBOL, false, 103, 5), lp.limit(SYMBOL, true, 97, 5));
+    const b = new Bot(venue);
+    closers.push(() => b.close({ deadlineMs: 2_000 }));
+    await new Trader(venue, b.key).faucet(10_000);
+    await b.exec.start();
+    const buy = (clientTag: string, price: number, tif: 'GTC' | 'IOC') =>
+      ({ symbol: SYMBOL, side: 'buy', size: 1, price, tif, reduceOnly: false, clientTag }) as const;
+    b.exec.submit('s', {
+      kind: 'basket',
+      symbol: SYMBOL,
+      whenMark: { above: true, price: 102 },
+      orders: [buy('take', 103, 'IOC'), buy('rest', 101, 'GTC')],
+      ...stamp(),
+    });
+    b.exec.submit('s', {
+      kind: 'basket',
+      symbol: SYMBOL,
+      whenMark: { above: false, price: 95 },
+      orders: [buy('dip1', 94, 'GTC'), buy('dip2', 93, 'GTC')],
+      ...stamp(),
+    });
+    const statuses = (tag: string) =>
+      b
+        .of('s')
+        .filter((e) => e.clientTag === tag)
+        .map((e) => e.status);
+    const tags = ['take', 'rest', 'dip1', 'dip2'];
+    await until(() => tags.every((t) => statuses(t).includes('untriggered')), 'every order parked');
+    const ids = new Map(tags.map((tag) => [tag, b.exec.openOrders('s').find((o) => o.spec.clientTag === tag)!.orderId!]));
+    const atVenue = await b.openAtVenue();
+    expect(atVenue).toHaveLength(2);
+    expect(atVenue.map((o) => o.orderId)).not.toContain(ids.get('take'));
+
+    b.exec.submit('s', { kind: 'cancel', symbol: SYMBOL, ref: { clientTag: 'dip2' }, ...stamp() });
+    await until(() => statuses('dip1').includes('cancelled') && statuses('dip2').includes('cancelled'), 'the parked basket cancelled');
+    for (const tag of ['dip1', 'dip2']) expect(statuses(tag)).toEqual(['pendingNew', 'untriggered', 'pendingCancel', 'cancelled']);
+    expect(await b.openAtVenue()).toHaveLength(1);
+
+    await setMark(102);
+    await until(() => statuses('take').includes('filled') && statuses('rest').includes('placed'), 'the basket fired');
+    expect(statuses('take')).toEqual(['pendingNew', 'untriggered', 'filled']);
+    expect(statuses('rest')).toEqual(['pendingNew', 'untriggered', 'placed']);
+    expect((await b.openAtVenue()).map((o) => [o.orderId, o.price, o.parked])).toEqual([[ids.get('rest'), 101, false]]);
+    const history = (await lp.query('orderHistory', b.key.publicKey)).map((r) => r.orderHistory);
+    expect(history.find((h) => h.orderId === ids.get('take'))).toMatchObject({ status: 'filled', orderType: 'limit' });
+
+    b.exec.submit('s', { kind: 'cancel', symbol: SYMBOL, ref: { clientTag: 'rest' }, ...stamp() });
+    await until(() => statuses('rest').includes('cancelled'), 'the fired order cancelled on its own');
+    expect(await b.openAtVenue()).toEqual([]);
+    expect(b.exec.openOrders('s')).toEqual([]);
+  }, 30_000);
+});
+
 describe('perpbot order place --trigger against the local venue', () => {
   const home = mkdtempSync(join(tmpdir(), 'perpbot-trigger-cli-'));
   beforeAll(() => {

@@ -399,6 +399,103 @@ describe('execution: orders parked in a trigger basket (whenMark, current dialec
   });
 });
 
+describe('execution: a basket of several orders (a basket intent, current dialect)', () => {
+  const basket = (orders: OrderSpec[]) => ({ kind: 'basket', symbol: 'BTC-USD', whenMark: { above: true, price: 105 }, orders, ...stamp }) as const;
+
+  it('signs one trig; each order is tracked under its nested id: untriggered while parked, its own statuses once fired', async () => {
+    const updates = new Subject<VenueOrderFact>();
+    const submitter = new FakeSubmitter((request, body) =>
+      accepted(body.actions.map((a: any, i: number) => (a.cx ? fact(a.cx.oid, 'cancelled') : fact(request.encoded.orderIds[i], 'placed')))),
+    );
+    const { exec, events } = setup({ codec: codecFor('current'), submitter, orderUpdates$: updates });
+    await exec.start();
+    exec.submit('mm', basket([spec({ clientTag: 'a' }), spec({ clientTag: 'b', side: 'sell', price: 110 })]), 7);
+    await flushPromises();
+    expect(submitter.sent).toHaveLength(1);
+    const sent = submitter.sent[0]!;
+    expect(sent.body.actions).toHaveLength(1);
+    expect(sent.body.actions[0].trig.actions.map((a: any) => a.l.px)).toEqual([100, 110]);
+    const [basketId] = sent.request.encoded.orderIds;
+    const [idA, idB] = sent.request.encoded.childOrderIds[0]!;
+    const of = (tag: string) => events.filter((e) => e.clientTag === tag).map((e) => [e.orderId, e.status]);
+    expect(of('a')).toEqual([
+      [idA, 'pendingNew'],
+      [idA, 'untriggered'],
+    ]);
+    expect(of('b')).toEqual([
+      [idB, 'pendingNew'],
+      [idB, 'untriggered'],
+    ]);
+    expect(events.find((e) => e.clientTag === 'b')!.intent).toEqual({ seq: 7, leg: 0, dataTimeMs: 1 });
+    updates.next({ orderId: basketId!, status: 'placed', parked: false });
+    updates.next({ orderId: idA!, status: 'filled', filledSize: 1 });
+    updates.next({ orderId: idB!, status: 'placed', filledSize: 0 });
+    updates.next({ orderId: basketId!, status: 'filled', filledSize: 0 });
+    expect(
+      of('a')
+        .slice(2)
+        .map(([, s]) => s),
+    ).toEqual(['placed', 'filled']);
+    expect(
+      of('b')
+        .slice(2)
+        .map(([, s]) => s),
+    ).toEqual(['placed']);
+
+    exec.submit('mm', { kind: 'cancel', symbol: 'BTC-USD', ref: { clientTag: 'b' }, ...stamp });
+    await flushPromises();
+    expect(submitter.sent[1]!.body.actions).toEqual([{ cx: { c: 'BTC-USD', oid: idB } }]);
+    expect(
+      of('b')
+        .slice(3)
+        .map(([, s]) => s),
+    ).toEqual(['pendingCancel', 'cancelled']);
+  });
+
+  it('a cancel of any order while parked cancels the basket once (one cx naming it); every order ends cancelled', async () => {
+    const submitter = new FakeSubmitter((request, body) =>
+      accepted(body.actions.map((a: any, i: number) => (a.cx ? fact(a.cx.oid, 'cancelled') : fact(request.encoded.orderIds[i], 'placed')))),
+    );
+    const { exec, events } = setup({ codec: codecFor('current'), submitter });
+    await exec.start();
+    exec.submit('mm', basket([spec({ clientTag: 'a' }), spec({ clientTag: 'b' }), spec({ clientTag: 'c' })]));
+    await flushPromises();
+    const [basketId] = submitter.sent[0]!.request.encoded.orderIds;
+    exec.submit('mm', { kind: 'cancelAll', ...stamp });
+    await flushPromises();
+    expect(submitter.sent.map((b) => b.body.actions)).toEqual([expect.anything(), [{ cx: { c: 'BTC-USD', oid: basketId } }]]);
+    for (const tag of ['a', 'b', 'c'])
+      expect(events.filter((e) => e.clientTag === tag).map((e) => e.status)).toEqual(['pendingNew', 'untriggered', 'pendingCancel', 'cancelled']);
+    expect(exec.openOrders()).toEqual([]);
+  });
+
+  it('refused as a whole: every order rejected when risk denies one, when v1 cannot express it, when an order carries a trigger', async () => {
+    const risk = new FakeRisk((op) => (op.kind === 'place' && op.order.price === 90 ? { ok: false, reason: 'PRICE_BAND', detail: 'far' } : { ok: true }));
+    const current = setup({ codec: codecFor('current'), risk });
+    await current.exec.start();
+    current.exec.submit('mm', basket([spec({ clientTag: 'a' }), spec({ clientTag: 'b', price: 90 })]));
+    current.exec.submit('mm', basket([spec({ clientTag: 'c' }), spec({ clientTag: 'd', reduceOnly: true, trigger: { kind: 'stop', triggerPrice: 99 } })]));
+    const v1 = setup();
+    await v1.exec.start();
+    v1.exec.submit('mm', basket([spec({ clientTag: 'e' })]));
+    await flushPromises();
+    expect(current.submitter.sent).toEqual([]);
+    expect(v1.submitter.sent).toEqual([]);
+    const last = (events: OrderEvent[], tag: string) => events.filter((e) => e.clientTag === tag).at(-1)!;
+    for (const tag of ['a', 'b']) expect(last(current.events, tag)).toMatchObject({ status: 'rejectedRiskLimit', reason: 'risk PRICE_BAND: far' });
+    for (const tag of ['c', 'd'])
+      expect(last(current.events, tag)).toMatchObject({
+        status: 'rejectedInvalid',
+        reason: expect.stringMatching(/^execution INVALID: orders\[1\]: a basket's orders/),
+      });
+    expect(last(v1.events, 'e')).toMatchObject({
+      status: 'rejectedInvalid',
+      reason: expect.stringMatching(/^execution UNSUPPORTED: the v1 dialect: basket: the v1 dialect has no trigger baskets/),
+    });
+    expect([...current.exec.openOrders(), ...v1.exec.openOrders()]).toEqual([]);
+  });
+});
+
 describe('execution: reconciliation and stop', () => {
   it('adopts unknown resting orders for the owner the policy names, cancels the rest, resolves vanished ones', async () => {
     const queries = new FakeQueries();

@@ -26,7 +26,7 @@ function resting(t: Tracker, strategy: string, s: OrderSpec, filled = 0): Tracke
 function applySteps(t: Tracker, strategy: string, steps: readonly PlannedStep[]): void {
   for (const s of steps) {
     if (s.kind === 'cancel') t.apply({ orderId: s.target.orderId!, status: 'cancelled' });
-    else resting(t, strategy, s.order);
+    else if (s.kind === 'place') resting(t, strategy, s.order);
   }
 }
 

@@ -158,4 +158,36 @@ describe('orders parked until a mark price (venue-protocol §4.2: trig {c, d, tr
     expect(() => currentOrderActions([place({ ...dip, ...sellStop, whenMark: dip.whenMark })])).toThrow(/^whenMark: /);
     expect(() => currentOrderActions([place({ ...dip, onFill: [sellStop] })])).toThrow(/^whenMark: /);
   });
+
+  const breakout = { kind: 'basket', symbol: 'BTC-USD', whenMark: { above: true, price: 105_000 } } as const;
+  const entry: OrderSpec = { ...dip, price: 105_500, whenMark: undefined };
+  const market: OrderSpec = { ...entry, symbol: 'ETH-USD', price: undefined, tif: 'IOC' };
+
+  it('current: a basket of several orders is one trig, each order with its nested id under the basket id', () => {
+    const actions = currentOrderActions([{ ...breakout, specs: [entry, market] }]);
+    expect(actions).toEqual([
+      {
+        trig: {
+          c: 'BTC-USD',
+          d: true,
+          tr: 105_000,
+          actions: [
+            { l: { c: 'BTC-USD', b: true, px: 105_500, sz: 0.25, tif: 'GTC', r: false, i: false } },
+            { m: { c: 'ETH-USD', b: true, sz: 0.25, r: false, i: false } },
+          ],
+        },
+      },
+    ]);
+    const encoded = codecFor('current').encode(input(actions));
+    const [a, b] = encoded.childOrderIds[0]!;
+    expect(new Set([a, b, encoded.orderIds[0]]).size).toBe(3);
+  });
+
+  it('a basket is refused naming the field: in v1, empty, an order with a trigger, onFill or a whenMark of its own', () => {
+    expect(() => v1OrderActions([{ ...breakout, specs: [entry] }])).toThrow(/^basket: the v1 dialect has no trigger baskets/);
+    expect(() => currentOrderActions([{ ...breakout, specs: [] }])).toThrow(/^orders: /);
+    expect(() => currentOrderActions([{ ...breakout, specs: [entry, sellStop] }])).toThrow(/^orders\[1\]: /);
+    expect(() => currentOrderActions([{ ...breakout, specs: [{ ...entry, onFill: [sellStop] }, entry] }])).toThrow(/^orders\[0\]: /);
+    expect(() => currentOrderActions([{ ...breakout, specs: [entry, dip] }])).toThrow(/^orders\[1\]\.whenMark: /);
+  });
 });

@@ -110,7 +110,10 @@ describe('StrategyHost isolation', () => {
   it('names the offending field for other kinds of garbage', () => {
     const cases: Array<[unknown, string]> = [
       [null, 'intent: expected object, got null'],
-      [{ kind: 'nuke', dataTimeMs: 1, dataVersion: 1 }, 'intent.kind: expected "place" | "cancel" | "cancelAll" | "replace" | "quoteSet", got "nuke"'],
+      [
+        { kind: 'nuke', dataTimeMs: 1, dataVersion: 1 },
+        'intent.kind: expected "place" | "cancel" | "cancelAll" | "replace" | "quoteSet" | "basket", got "nuke"',
+      ],
       [{ kind: 'cancelAll', dataTimeMs: NaN, dataVersion: 1 }, 'intent.dataTimeMs: expected a finite number, got NaN'],
       [
         {

@@ -77,6 +77,23 @@ describe('intentSchema', () => {
     expect(reason(place({ whenMark: { above: true, price: 101_000 }, onFill: [tp] }))).toMatch(/^intent\.order: an order parked until a mark price/);
   });
 
+  it('basket: 1..10 market or limit orders sharing one whenMark on the mark of symbol; each error names its field', () => {
+    const basket = (over: object) => ({ kind: 'basket', ...st, symbol: 'BTC-USD', whenMark: { above: true, price: 101_000 }, orders: [order, order], ...over });
+    expect(reason(basket({}))).toBeUndefined();
+    expect(reason(basket({ orders: [] }))).toMatch(/^intent\.orders: /);
+    expect(reason(basket({ orders: Array(11).fill(order) }))).toMatch(/^intent\.orders: /);
+    expect(reason(basket({ whenMark: { above: true } }))).toMatch(/^intent\.whenMark\.price: /);
+    expect(reason(basket({ orders: [order, { ...order, price: undefined, reduceOnly: true, trigger: { kind: 'stop', triggerPrice: 1 } }] }))).toMatch(
+      /^intent\.orders\[1\]: a basket's orders are market or limit orders: no trigger/,
+    );
+    expect(reason(basket({ orders: [{ ...order, whenMark: { above: true, price: 1 } }] }))).toBe('intent.orders[0].whenMark: unknown field');
+    expect(intentSymbols(basket({ orders: [order, { ...order, symbol: 'ETH-USD' }] }) as Intent)).toEqual([
+      { field: 'symbol', symbol: 'BTC-USD' },
+      { field: 'orders[0].symbol', symbol: 'BTC-USD' },
+      { field: 'orders[1].symbol', symbol: 'ETH-USD' },
+    ]);
+  });
+
   it('rejects unknown fields, bad numbers and impossible orders, naming the field', () => {
     expect(reason({ kind: 'cancelAll', ...st, extra: 1 })).toBe('intent.extra: unknown field');
     expect(reason({ kind: 'cancelAll', dataTimeMs: 1 })).toBe('intent.dataVersion: missing field');
