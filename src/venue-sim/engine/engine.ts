@@ -215,9 +215,9 @@ export class Engine {
     return this.run(() => subs.createSubAccount(this.st, master, name, marginUsd));
   }
 
-  /** Moves `amountUsd` between `account` and its sub-accounts (`from` and `to` both in that family). */
-  transfer(account: string, from: string, to: string, amountUsd: number): TransferResult {
-    return this.run(() => subs.transfer(this.st, account, from, to, amountUsd));
+  /** Moves `amountUsd` from `account` or one of its sub-accounts: `internal` within that family, `external` out of it (subaccounts.ts). */
+  transfer(account: string, kind: 'internal' | 'external', from: string, to: string, amountUsd: number): TransferResult {
+    return this.run(() => subs.transfer(this.st, account, kind, from, to, amountUsd));
   }
 
   removeSubAccount(master: string, sub: string): RemoveSubAccountResult {

@@ -1,5 +1,5 @@
 // Sub-accounts of the local venue (current generation, venue-protocol §4.3): creation under a key the venue derives,
-// internal transfers within a master's family, removal and renaming. Invariants: a transfer moves balance and deposits
+// transfers (internal: within a master's family; external: out of it to any account), removal and renaming. Invariants: a transfer moves balance and deposits
 // together (each account's ledger identity holds; the venue's total is unchanged); a sub-account has one parent and none of its own.
 
 import { ByteWriter } from '../../protocol/bytes.js';
@@ -74,11 +74,17 @@ export function createSubAccount(st: State, master: string, name: string, margin
   return { createSubAccount: { master, sub: key, name, margin: unitsToUsd(units, st.quoteScale) } };
 }
 
-/** An internal transfer signed for `account`, which must be the master of both `from` and `to`. */
-export function transfer(st: State, account: string, from: string, to: string, amountUsd: number): TransferResult {
+/**
+ * A transfer signed for `account` (`from` must be it or one of its sub-accounts): `internal` to another account of that
+ * family, `external` to any account outside it (created when new; the rule is perpbot's, docs/protocol.md). At most
+ * `from`'s equity above its initial margin moves.
+ */
+export function transfer(st: State, account: string, kind: 'internal' | 'external', from: string, to: string, amountUsd: number): TransferResult {
   const fail = (message: string) => ({ transferFailed: { message } });
   const allowed = family(st, account);
-  if (!allowed.has(from) || !allowed.has(to)) return fail('from and to must be the account or its sub-accounts');
+  if (!allowed.has(from)) return fail('from must be the account or one of its sub-accounts');
+  if (kind === 'internal' && !allowed.has(to)) return fail('from and to must be the account or its sub-accounts');
+  if (kind === 'external' && allowed.has(to)) return fail('to is the account or one of its sub-accounts: use an internal transfer');
   if (from === to) return fail('from and to are the same account');
   const src = st.accounts.get(from);
   if (src === undefined) return fail('Account not found');

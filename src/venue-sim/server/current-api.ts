@@ -357,9 +357,7 @@ export class CurrentOrderApi {
       }
       case 'transfer': {
         const t = actionBody(action, tag);
-        if (t.k === 'external')
-          return [{ transferFailed: { message: 'external transfers are not supported by the local venue (their semantics are undocumented)' } }];
-        return [engine.transfer(account, t.from, t.to, t.marginAmount)];
+        return [engine.transfer(account, t.k, t.from, t.to, t.marginAmount)];
       }
       case 'removeSubAccount':
         return [engine.removeSubAccount(account, actionBody(action, tag).toRemove)];

@@ -379,7 +379,7 @@ describe('the local venue in the current generation', () => {
     expect(history.every((h: any) => !('conditional' in h))).toBe(true);
   });
 
-  it('sub-accounts: created under a derived key with margin, traded by the master and its agents, transfers within the family, renamed, removed', async () => {
+  it('sub-accounts: created under a derived key with margin, traded by the master and its agents, transfers within the family and out of it, renamed, removed', async () => {
     const venue = await venueWith();
     const [owner, agent, stranger] = [Keypair.generate(), Keypair.generate(), Keypair.generate()];
     for (const k of [owner, stranger]) venue.engine.faucet(k.publicKey, 10_000);
@@ -408,14 +408,28 @@ describe('the local venue in the current generation', () => {
     expect([balance(owner.publicKey), balance(sub)]).toEqual([8000, 2000]);
     const refusedTransfers = await statuses(owner, [
       { transfer: { k: 'internal', from: owner.publicKey, to: stranger.publicKey, marginAmount: 1 } },
-      { transfer: { k: 'external', from: owner.publicKey, to: stranger.publicKey, marginAmount: 1 } },
+      { transfer: { k: 'external', from: owner.publicKey, to: sub, marginAmount: 1 } },
+      { transfer: { k: 'external', from: stranger.publicKey, to: owner.publicKey, marginAmount: 1 } },
       { transfer: { k: 'internal', from: sub, to: owner.publicKey, marginAmount: 2000 } },
     ]);
     expect(refusedTransfers.map((r) => r.transferFailed.message)).toEqual([
       'from and to must be the account or its sub-accounts',
-      'external transfers are not supported by the local venue (their semantics are undocumented)',
+      'to is the account or one of its sub-accounts: use an internal transfer',
+      'from must be the account or one of its sub-accounts',
       'Insufficient margin',
     ]);
+    // External transfers leave the family: to another account, or to a key the venue has not seen (created).
+    const fresh = Keypair.generate().publicKey;
+    expect(
+      await statuses(owner, [
+        { transfer: { k: 'external', from: sub, to: stranger.publicKey, marginAmount: 100 } },
+        { transfer: { k: 'external', from: owner.publicKey, to: fresh, marginAmount: 50 } },
+      ]),
+    ).toEqual([
+      { transfer: { from: sub, to: stranger.publicKey, symbol: 'USDC', amount: 100 } },
+      { transfer: { from: owner.publicKey, to: fresh, symbol: 'USDC', amount: 50 } },
+    ]);
+    expect([owner.publicKey, sub, stranger.publicKey, fresh].map(balance)).toEqual([7950, 1900, 10_100, 50]);
 
     const full = async (key: string) => (await post(venue, '/account', { type: 'fullAccount', user: key })).body[0].fullAccount;
     expect(await full(owner.publicKey)).toMatchObject({ kind: 'MasterEOA', subAccounts: [{ pubkey: sub }] });
@@ -426,8 +440,8 @@ describe('the local venue in the current generation', () => {
       { removeSubAccountFailed: { message: 'the sub-account has open orders or positions' } },
     ]);
     await send(venue, sign(owner, [{ cxa: { c: [] } }], { account: sub }));
-    expect(await statuses(owner, [{ removeSubAccount: { toRemove: sub } }])).toEqual([{ removeSubAccount: { account: sub, marginMoved: 2000 } }]);
-    expect(balance(owner.publicKey)).toBe(10_000);
+    expect(await statuses(owner, [{ removeSubAccount: { toRemove: sub } }])).toEqual([{ removeSubAccount: { account: sub, marginMoved: 1900 } }]);
+    expect(balance(owner.publicKey)).toBe(9850);
     expect((await send(venue, sign(owner, [limit(true, 48_000, 0.01)], { account: sub }))).body.status).toBe('error');
     expect(venue.engine.selfCheck()).toEqual([]);
 
