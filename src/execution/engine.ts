@@ -443,35 +443,44 @@ export class Execution implements Rehearsal {
     return live && !live.cancelPending ? `client tag ${JSON.stringify(spec.clientTag)} is carried by live order ${live.eventId}` : undefined;
   }
 
-  /** A `basket` intent: its orders checked as places (each by risk), then parked together in one trigger basket. */
+  /** A `basket` intent: its orders checked as places (each by risk, before any is tracked), then parked together in one trigger basket. */
   private placeBasket(strategy: string, b: BasketStep, stamp: DataStamp, nowMs: number, arrivalNs: bigint | undefined, ref: IntentRef | undefined): void {
     if (b.orders.length === 0) {
       this.metrics.denials?.inc({ reason: 'LOCAL_INVALID' });
       this.logger.warn({ strategy }, 'basket intent ignored: orders must list at least one order');
       return;
     }
+    const refusal = this.basketRefusal(strategy, b, stamp, nowMs);
     const lead = this.tracker.createBasket(strategy, b.symbol, b.whenMark, b.orders, ref);
-    const local = (status: 'rejectedInvalid' | 'rejectedDuplicate', code: string, detail: string) => {
-      this.metrics.denials?.inc({ reason: `LOCAL_${code}` });
-      this.tracker.conclude(lead, status, `execution ${code}: ${detail}`);
-    };
+    if (refusal === undefined) return this.batcher.enqueue({ kind: 'place', order: lead, arrivalNs });
+    this.metrics.denials?.inc({ reason: refusal.metric });
+    this.tracker.conclude(lead, refusal.status, refusal.reason);
+  }
+
+  /** Why a basket must not go (execution's own checks, then risk on each order), or undefined. */
+  private basketRefusal(
+    strategy: string,
+    b: BasketStep,
+    stamp: DataStamp,
+    nowMs: number,
+  ): { status: 'rejectedInvalid' | 'rejectedDuplicate' | 'rejectedRiskLimit'; metric: string; reason: string } | undefined {
     const problem = basketProblem(b) ?? (SYMBOL_PATTERN.test(b.symbol) ? undefined : `symbol ${JSON.stringify(b.symbol)} is not <BASE>-USD`);
-    if (problem !== undefined) return local('rejectedInvalid', 'INVALID', problem);
+    if (problem !== undefined) return { status: 'rejectedInvalid', metric: 'LOCAL_INVALID', reason: `execution INVALID: ${problem}` };
     const unsupported = this.inexpressible({ kind: 'basket', symbol: b.symbol, whenMark: b.whenMark, specs: b.orders });
-    if (unsupported !== undefined) return local('rejectedInvalid', 'UNSUPPORTED', unsupported);
-    for (const member of lead.basket!.members) {
-      const duplicate = member.duplicateOf === undefined ? undefined : this.duplicateTag(strategy, member.spec);
-      if (duplicate !== undefined) return local('rejectedDuplicate', 'DUPLICATE_TAG', duplicate);
+    if (unsupported !== undefined) return { status: 'rejectedInvalid', metric: 'LOCAL_UNSUPPORTED', reason: `execution UNSUPPORTED: ${unsupported}` };
+    const tags = new Set<string>();
+    for (const order of b.orders) {
+      const tag = order.clientTag;
+      const duplicate =
+        tag !== undefined && tags.has(tag) ? `client tag ${JSON.stringify(tag)} appears twice in the basket` : this.duplicateTag(strategy, order);
+      if (duplicate !== undefined) return { status: 'rejectedDuplicate', metric: 'LOCAL_DUPLICATE_TAG', reason: `execution DUPLICATE_TAG: ${duplicate}` };
+      if (tag !== undefined) tags.add(tag);
     }
     for (const order of b.orders) {
       const decision = this.opts.risk.check({ kind: 'place', strategy, order, stamp }, nowMs);
-      if (!decision.ok) {
-        this.metrics.denials?.inc({ reason: decision.reason });
-        this.tracker.conclude(lead, 'rejectedRiskLimit', `risk ${decision.reason}: ${decision.detail}`);
-        return;
-      }
+      if (!decision.ok) return { status: 'rejectedRiskLimit', metric: decision.reason, reason: `risk ${decision.reason}: ${decision.detail}` };
     }
-    this.batcher.enqueue({ kind: 'place', order: lead, arrivalNs });
+    return undefined;
   }
 
   /** Risk's decision on an order and each of its on-fill orders (each a place of its own): the first denial, else ok. */

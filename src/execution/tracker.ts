@@ -248,6 +248,7 @@ export class Tracker {
       if (id == null) throw new Error(`no id for order ${j} of basket ${basketId}`);
       this.sentParked(members[j]!, id, basketId);
     }
+    this.byId.set(basketId, members[0]!);
   }
 
   /** The order's request was answered (or found unknown): it is no longer in flight (nor the rest of its parked basket). */
@@ -467,6 +468,7 @@ export class Tracker {
     this.unlist(order);
     if (order.orderId === undefined) return;
     this.retired.push(order.orderId);
+    if (order.parkedId !== undefined && this.byId.get(order.parkedId) === order) this.retired.push(order.parkedId);
     if (this.retired.length - this.retiredHead > this.keepTerminal) {
       const old = this.retired[this.retiredHead++]!;
       if (this.byId.get(old)?.terminal) this.byId.delete(old);

@@ -469,6 +469,26 @@ describe('execution: a basket of several orders (a basket intent, current dialec
     expect(exec.openOrders()).toEqual([]);
   });
 
+  it("risk checks each order before any of the basket's orders counts as open; a tag twice in the basket refuses it", async () => {
+    const seen: number[] = [];
+    let exec: Execution | undefined;
+    const risk = new FakeRisk(() => {
+      seen.push(exec!.openOrderCount());
+      return { ok: true };
+    });
+    const s = setup({ codec: codecFor('current'), risk });
+    exec = s.exec;
+    await exec.start();
+    exec.submit('mm', basket([spec({ clientTag: 'a' }), spec({ clientTag: 'b' })]));
+    exec.submit('mm', basket([spec({ clientTag: 'c' }), spec({ clientTag: 'c' })]));
+    await flushPromises();
+    expect(seen).toEqual([0, 0]);
+    expect(s.events.filter((e) => e.clientTag === 'c').map((e) => [e.status, e.reason])).toEqual([
+      ['rejectedDuplicate', 'execution DUPLICATE_TAG: client tag "c" appears twice in the basket'],
+      ['rejectedDuplicate', 'execution DUPLICATE_TAG: client tag "c" appears twice in the basket'],
+    ]);
+  });
+
   it('refused as a whole: every order rejected when risk denies one, when v1 cannot express it, when an order carries a trigger', async () => {
     const risk = new FakeRisk((op) => (op.kind === 'place' && op.order.price === 90 ? { ok: false, reason: 'PRICE_BAND', detail: 'far' } : { ok: true }));
     const current = setup({ codec: codecFor('current'), risk });
