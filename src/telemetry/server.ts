@@ -4,7 +4,8 @@
 
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { holdData } from '../core/command-hold.js';
 import { stringifyJson } from '../core/json.js';
 
 /** The port the daemon serves on unless configured (ops/prometheus/prometheus.yml scrapes it). */
@@ -191,7 +192,19 @@ export function startControlServer(opts: ControlServerOptions): Promise<ControlS
     res.end(reply.body);
   };
 
-  const server = createServer((req, res) => void answer(req).then((reply) => send(res, reply)));
+  // A new connection may carry a command (a kill): market data waits while it is read (core/command-hold.ts). A read
+  // (GET, HEAD) lets it go on at once; a command, once answered.
+  const holds = new WeakMap<Socket, () => void>();
+  const server = createServer((req, res) => {
+    const release = holds.get(req.socket);
+    if (release) req.method === 'POST' ? res.once('close', release) : release();
+    void answer(req).then((reply) => send(res, reply));
+  });
+  server.on('connection', (socket) => {
+    const release = holdData();
+    holds.set(socket, release);
+    socket.once('close', release);
+  });
 
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -1,6 +1,7 @@
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { dataHeld, HOLD_MAX_MS } from '../../../src/core/command-hold.js';
 import { createMetrics } from '../../../src/telemetry/metrics.js';
 import { MAX_BODY_BYTES, startControlServer, type ControlServer, type ControlServerOptions } from '../../../src/telemetry/server.js';
 
@@ -242,6 +243,29 @@ describe('control server: POST /kill and /resume', () => {
 });
 
 describe('control server: connections', () => {
+  it('a new connection holds market data back while its request is read: a GET lets it go before it is served, a kill once answered', async () => {
+    await new Promise((r) => setTimeout(r, 3 * HOLD_MAX_MS)); // no window of the earlier tests' connections in the way
+    let heldAtKill: boolean | undefined;
+    let heldAtReady: boolean | undefined;
+    const { server } = await start({
+      kill: () => {
+        heldAtKill = dataHeld();
+        return { state: 'HALTED' };
+      },
+      ready: () => {
+        heldAtReady = dataHeld();
+        return { ready: true, reasons: [] };
+      },
+    });
+    const body = JSON.stringify({ reason: 'test' });
+    expect((await request(`${server.url}/kill`, { method: 'POST', headers: { ...bearer(TOKEN), 'Content-Type': 'application/json' }, body })).status).toBe(200);
+    expect(heldAtKill).toBe(true);
+    expect(dataHeld()).toBe(false);
+    await new Promise((r) => setTimeout(r, 3 * HOLD_MAX_MS));
+    expect((await request(`${server.url}/readyz`)).status).toBe(200);
+    expect(heldAtReady).toBe(false);
+  });
+
   it('keeps connections alive, and close() ends idle keep-alive connections at once', async () => {
     const { server } = await start();
     const agent = new Agent({ keepAlive: true });
