@@ -260,7 +260,9 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     const recv = time.rel(e.recvNs);
     exchangeNs = Math.max(exchangeNs, recordedFeed ? Math.min(v, recv) : v);
     feedNs = Math.max(feedNs, recordedFeed ? recv : exchangeNs + feed());
-    for (let level = time.runNext(exchangeNs); level >= 0; level = time.runNext(exchangeNs)) if (level > 0) await drain(level);
+    // Work due before the event's exchange time runs first; work due at that instant runs once the instant's recorded
+    // events have all reached the exchange (so the deltas of one instant reach the bot as one).
+    for (let level = time.runNext(exchangeNs - 1); level >= 0; level = time.runNext(exchangeNs - 1)) if (level > 0) await drain(level);
     time.advanceTo(exchangeNs);
     venue.replay(e, feedNs);
     result.lastEventNs = e.recvNs;
