@@ -256,7 +256,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   let feedNs = 0;
   const sync = !(Symbol.asyncIterator in opts.events);
   for (let e: RecordedEvent | undefined = first; e !== undefined; e = sync ? (it as Iterator<RecordedEvent>).next().value : await nextEvent(it)) {
-    const v = time.rel(venueNs(e));
+    const v = e.kind === 'book' ? time.relMs(e.book.venueTimeMs) : e.kind === 'trade' ? time.relMs(e.trade.timeMs) : time.rel(e.ticker.venueTimeNs);
     const recv = time.rel(e.recvNs);
     exchangeNs = Math.max(exchangeNs, recordedFeed ? Math.min(v, recv) : v);
     feedNs = Math.max(feedNs, recordedFeed ? recv : exchangeNs + feed());
