@@ -16,6 +16,7 @@ import { HOUR_NS } from '../venue-sim/engine/markets.js';
 import type { MarketConfig } from '../venue-sim/engine/types.js';
 import type { Venue } from '../venue/port.js';
 import type { SimOrder } from './exchange.js';
+import { journalLatencySource } from './journal-latency.js';
 import { latency, queueModel, type FeedLatencyConfig, type LatencyConfig, type QueueModelConfig } from './models.js';
 import type { RecordedEvent, RecordedMarket } from './recording/events.js';
 import { DRAIN_ALL, DRAIN_MICROTASKS, SimVenue } from './sim-venue.js';
@@ -193,6 +194,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   const firstNs = venueNs(first) < first.recvNs ? venueNs(first) : first.recvNs;
   const time = new VirtualTime(firstNs - 1_000_000_000n);
   const rng = new Prng(opts.seed);
+  const journal = journalLatencySource(time);
   const feedModel = opts.models.feed;
   const feed = latency(feedModel.model === 'recorded' ? { model: 'constant', ms: 0 } : feedModel, rng, 'backtest.latency.feed');
   const venue = new SimVenue({
@@ -211,8 +213,8 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     collateralUsd: opts.collateralUsd,
     queue: queueModel(opts.models.queue),
     feed,
-    entry: latency(opts.models.entry, rng, 'backtest.latency.entry'),
-    response: latency(opts.models.response, rng, 'backtest.latency.response'),
+    entry: latency(opts.models.entry, rng, 'backtest.latency.entry', journal),
+    response: latency(opts.models.response, rng, 'backtest.latency.response', journal),
     onOrderDone: (o) => {
       opts.sink.order(o, origins.get(o.id));
       origins.delete(o.id);

@@ -37,7 +37,7 @@ export function journalingSubmitter(journal: Journal, account: string, clock: Cl
         atNs: clock.nowNs(),
       });
       const outcome = await inner.submit(request, hooks);
-      journal.settleBatch(id, outcome.outcome, outcome.outcome === 'accepted' ? undefined : outcome.reason);
+      journal.settleBatch(id, outcome.outcome, outcome.outcome === 'accepted' ? undefined : outcome.reason, clock.nowNs());
       return outcome;
     },
   };
