@@ -10,6 +10,7 @@ import type { Fill } from '../core/account-data.js';
 import { type IntentRef, type OrderEvent, TERMINAL_STATUSES } from '../core/intent.js';
 import { ConfigError } from '../core/errors.js';
 import type { MarketRules } from '../core/market-data.js';
+import type { Dialect } from '../core/types.js';
 import { createHash } from 'node:crypto';
 import { Keypair } from '../protocol/keys.js';
 import { HOUR_NS } from '../venue-sim/engine/markets.js';
@@ -81,12 +82,14 @@ export interface BacktestOptions {
   defaults: MarketDefaults;
   /**
    * Starts the trading session on the simulated venue with the backtest's key (the composition root passes startTrading
-   * with the v1 dialect, deterministic signing and the config's strategies, risk and execution).
+   * with `dialect`, deterministic signing and the config's strategies, risk and execution).
    */
   startSession: (
     venue: Venue,
     key: Keypair,
   ) => Promise<{ stop(opts: { deadlineMs: number }): Promise<unknown>; execution: { events$(): Observable<OrderEvent> } }>;
+  /** The dialect the session signs (default v1; `current` runs its transactions in blocks, docs/backtest.md). */
+  dialect?: Dialect;
   collateralUsd: number;
   models: BacktestModels;
   seed: number;
@@ -211,6 +214,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     ),
     markets: opts.markets.map((m) => marketConfig(m, opts.defaults)),
     collateralUsd: opts.collateralUsd,
+    ...(opts.dialect && { dialect: opts.dialect }),
     queue: queueModel(opts.models.queue),
     feed,
     entry: latency(opts.models.entry, rng, 'backtest.latency.entry', journal),

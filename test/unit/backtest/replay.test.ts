@@ -17,7 +17,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function run(seed: number, risk?: Parameters<typeof startTrading>[0]['risk']) {
+async function run(seed: number, risk?: Parameters<typeof startTrading>[0]['risk'], dialect: 'v1' | 'current' = 'v1') {
   const dir = mkdtempSync(join(tmpdir(), 'perpbot-bt-'));
   dirs.push(dir);
   const strategies = await loadStrategies([
@@ -29,11 +29,12 @@ async function run(seed: number, risk?: Parameters<typeof startTrading>[0]['risk
     events: syntheticEvents({ seed: 1, count: 6_000 }),
     markets: [SYNTHETIC_MARKET],
     defaults: { makerFeeRate: 0, takerFeeRate: 0, fundingIntervalMs: 3_600_000 },
+    dialect,
     startSession: async (venue, key) =>
       (session = await startTrading({
         venue,
         key,
-        dialect: 'v1',
+        dialect,
         network: 'mainnet',
         nonceStore: new MemoryNonceStore(),
         strategies,
@@ -78,6 +79,15 @@ describe('runBacktest', () => {
     expect(Object.keys(files(a.dir)).sort()).toEqual(['equity.csv', 'funding.csv', 'orders.csv', 'summary.json', 'trades.csv']);
     expect(files(b.dir)).toEqual(files(a.dir));
     expect(files(c.dir)['orders.csv']).not.toEqual(files(a.dir)['orders.csv']);
+  }, 120_000);
+
+  it('backtests a session of the current dialect: it quotes, gets filled and stops with no order open, deterministically', async () => {
+    const a = await run(5, undefined, 'current');
+    const b = await run(5, undefined, 'current');
+    expect(a.summary.trades).toBeGreaterThan(0);
+    expect(a.summary.statuses.placed ?? 0).toBe(0);
+    expect(a.summary.statuses.working ?? 0).toBe(0);
+    expect(files(b.dir)).toEqual(files(a.dir));
   }, 120_000);
 
   it('writes the orders risk refused to orders.csv with their local id and refusal; they never reach the exchange', async () => {
