@@ -32,6 +32,19 @@ export function oneOf<T extends string>(option: string, value: string | undefine
   throw new UsageError(`--${option} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}`);
 }
 
+/** The value of a required option; a UsageError `--option WHAT is required` when it is missing. */
+export function required(option: string, value: string | undefined, what = 'FILE'): string {
+  if (value === undefined) throw new UsageError(`--${option} ${what} is required`);
+  return value;
+}
+
+/** `--seed`: a non-negative integer, 1 when it is not given. */
+export function seedOf(text: string | undefined): number {
+  const seed = text === undefined ? 1 : Number(text);
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(text)}`);
+  return seed;
+}
+
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** Milliseconds of a duration written as a number and a unit (90s, 30m, 24h, 7d); undefined for other text. */

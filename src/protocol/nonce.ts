@@ -124,6 +124,14 @@ export class NonceSource {
     return n;
   }
 
+  /**
+   * Renews the reservation now when less than half of it is left, as next() does while signing: called on a timer, it
+   * keeps nonces reserved for an idle signer (cancels can still be signed when the store fails). Throws the store's error.
+   */
+  keepReserved(): void {
+    if (this.reserved - this.clock.nowNs() < this.renewWithinNs) this.reserve(this.last);
+  }
+
   /** How far the latest nonce is ahead of the clock, ns (0 when the clock is ahead). */
   leadNs(): bigint {
     const lead = this.last - this.clock.nowNs();

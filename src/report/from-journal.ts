@@ -12,7 +12,15 @@ const nsToMs = (ns: bigint) => Number(ns / 1_000n) / 1_000;
 export function fromJournal(path: string): ReportData {
   const journal = Journal.open(path, { readOnly: true });
   try {
-    return build(path, journal.fills(), journal.funding(), journal.orders(), journal.report(), journal.unresolvedBatches().length);
+    return build(
+      path,
+      journal.fills(),
+      journal.funding(),
+      journal.orders(),
+      journal.report(),
+      journal.unresolvedBatches().length,
+      journal.fillCounts().paperFills,
+    );
   } finally {
     journal.close();
   }
@@ -25,6 +33,7 @@ function build(
   orders: ReturnType<Journal['orders']>,
   rows: ReturnType<Journal['report']>,
   unresolved: number,
+  paperFills: number,
 ): ReportData {
   const lastPrice = new Map<string, number>();
   /** account\0symbol → signed base units in the account's current epoch */
@@ -86,7 +95,7 @@ function build(
   const ownFills: OwnFill[] = fills.map((f) => ({ tMs: nsToMs(f.timeNs), symbol: f.symbol, side: f.side, price: f.price, size: f.size }));
   const series = (m: Map<string, Point[]>): SymbolSeries[] => symbols.map((symbol) => ({ symbol, points: m.get(symbol)! }));
   return {
-    title: `Journal ${path.replace(/^.*[\\/]/, '')}`,
+    title: `Journal ${path.replace(/^.*[\\/]/, '')}${paperFills === 0 ? '' : paperFills === fills.length ? ' (paper trading)' : ' (paper trading and live)'}`,
     subtitle: `${path}: ${rangeText(firstMs, lastMs)}`,
     equity: { label: 'PnL since the first journaled fill, USD (marked at each symbol’s last fill price)', points: equity },
     positions: series(positionPoints),
@@ -115,6 +124,7 @@ function build(
       { label: 'fill ratio', value: orders.length ? `${((filled / orders.length) * 100).toFixed(1)}%` : '' },
       { label: 'strategies', value: [...new Set(rows.map((r) => r.strategy))].filter((s) => s !== UNATTRIBUTED).join(', ') },
       { label: 'unresolved batches', value: String(unresolved) },
+      ...(paperFills ? [{ label: 'paper trading fills', value: `${paperFills} of ${fills.length}` }] : []),
     ],
     symbols: rows,
   };

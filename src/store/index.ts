@@ -15,6 +15,7 @@ export {
   type JournaledFill,
   type JournaledOrder,
   type JournalOpenOptions,
+  type JournalWriteKind,
   type OrderRecord,
   type PositionRecord,
   type PruneStep,

@@ -176,7 +176,31 @@ export interface JournalOpenOptions {
    * schema version is refused; a daemon may be writing it meanwhile.
    */
   readonly readOnly?: boolean;
+  /**
+   * Called for each write that fails (SQLITE_FULL on a full disk, SQLITE_READONLY, ...), with the kind of row. With it,
+   * a buffered row that fails to commit is kept and retried with the next commit (flush, close) instead of throwing
+   * from the event loop; writes committed before their call returns report here and still throw to their caller.
+   */
+  readonly onWriteError?: (kind: JournalWriteKind, error: Error) => void;
 }
+
+/**
+ * What a failed write was writing: the row's table (`settle`, `resolve`: a batch's outcome, its resolution; `catch-up`:
+ * the start-up import of the venue's fills; `checkpoint`: the WAL at close; `prune`: a retention step, reported by its caller).
+ */
+export type JournalWriteKind =
+  | 'batch'
+  | 'settle'
+  | 'resolve'
+  | 'nonce'
+  | 'order'
+  | 'fill'
+  | 'funding'
+  | 'notice'
+  | 'position'
+  | 'catch-up'
+  | 'checkpoint'
+  | 'prune';
 
 type Params = Record<string, string | number | bigint | Uint8Array | null>;
 type Write = Database.Statement<[Params]>;
@@ -226,7 +250,8 @@ function sinceNsText(sinceMs: number | undefined): string {
 
 /**
  * One journal file, used from one process at a time for writing (readers such as `perpbot report` may share it).
- * A buffered row that fails to commit in its event-loop turn throws from the event loop: the journal is broken.
+ * A buffered row that fails to commit in its event-loop turn throws from the event loop, unless `onWriteError` was
+ * given (JournalOpenOptions): then it is reported there and kept for the next commit.
  */
 export class Journal {
   /** Per-signer nonce high-water marks; a save is fsynced (synchronous=FULL) before it returns, and a mark never decreases. */
@@ -248,10 +273,14 @@ export class Journal {
   private fundingFromNs = 0n;
   private pending: [Write, Params][] = [];
   private scheduled: NodeJS.Immediate | undefined;
+  private readonly onWriteError: ((kind: JournalWriteKind, error: Error) => void) | undefined;
+  /** The kind of each buffered insert. */
+  private readonly kinds: Map<Write, JournalWriteKind>;
 
-  private constructor(db: Database.Database, path: string, paperRows: boolean) {
+  private constructor(db: Database.Database, path: string, paperRows: boolean, onWriteError?: (kind: JournalWriteKind, error: Error) => void) {
     this.db = db;
     this.path = path;
+    this.onWriteError = onWriteError;
     const paper = paperRows ? 1 : 0;
     const loadNonce = statement<[string], string>(db, 'SELECT high_water_ns FROM nonces WHERE signer = ?').pluck();
     const saveNonce = statement<[string, string]>(
@@ -269,6 +298,9 @@ export class Journal {
         pragma(db, 'synchronous = FULL');
         try {
           saveNonce.run(signer, text);
+        } catch (e) {
+          this.failed('nonce', e);
+          throw e;
         } finally {
           pragma(db, 'synchronous = NORMAL');
         }
@@ -309,6 +341,13 @@ export class Journal {
     this.commit = db.transaction((writes: readonly [Write, Params][]) => {
       for (const [stmt, params] of writes) stmt.run(params);
     });
+    this.kinds = new Map([
+      [this.insertOrder, 'order'],
+      [this.insertFill, 'fill'],
+      [this.insertFunding, 'funding'],
+      [this.insertNotice, 'notice'],
+      [this.insertPosition, 'position'],
+    ]);
   }
 
   /**
@@ -343,7 +382,7 @@ export class Journal {
       if (mode !== 'wal') throw new JournalError(`WAL mode unavailable (journal_mode is ${String(mode)})`);
       pragma(db, 'synchronous = NORMAL');
       migrate(db);
-      return new Journal(db, path, opts.paper ?? false);
+      return new Journal(db, path, opts.paper ?? false, opts.onWriteError);
     } catch (e) {
       db?.close();
       if (opts.mustExist && (e as { code?: unknown }).code === 'SQLITE_CANTOPEN') throw new JournalError(`no journal at ${path}`, { cause: e });
@@ -351,17 +390,27 @@ export class Journal {
     }
   }
 
-  /** Commits buffered rows, checkpoints the WAL and closes; later calls do nothing. */
+  /**
+   * Commits buffered rows, checkpoints the WAL and closes; later calls do nothing. With `onWriteError`, rows that still
+   * cannot be committed are reported there and dropped, and a failed checkpoint is reported (the WAL keeps the rows).
+   */
   close(): void {
     if (!this.db.open) return;
-    this.flush();
-    if (!this.db.readonly) pragma(this.db, 'wal_checkpoint(PASSIVE)');
-    this.db.close();
+    try {
+      this.flush();
+      if (!this.db.readonly) pragma(this.db, 'wal_checkpoint(PASSIVE)');
+    } catch (e) {
+      if (!this.onWriteError) throw e;
+      this.failed('checkpoint', e);
+    } finally {
+      this.db.close();
+    }
   }
 
   /**
    * Journals a signed batch, committed before it returns; call it just before the batch is written to the socket.
-   * Returns the row id. Throws JournalError when the signer's nonce was journaled before (a nonce is never reused).
+   * Returns the row id. Throws JournalError when the signer's nonce was journaled before (a nonce is never reused), and
+   * SQLite's error when the row cannot be written (both reported to onWriteError first).
    */
   recordBatch(b: BatchRecord): number {
     try {
@@ -378,9 +427,12 @@ export class Journal {
       });
       return Number(r.lastInsertRowid);
     } catch (e) {
-      if ((e as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE')
-        throw new JournalError(`nonce ${b.nonceNs} of signer ${b.signer} is already journaled`, { cause: e });
-      throw e;
+      const error =
+        (e as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE'
+          ? new JournalError(`nonce ${b.nonceNs} of signer ${b.signer} is already journaled`, { cause: e })
+          : e;
+      this.failed('batch', error);
+      throw error;
     }
   }
 
@@ -389,7 +441,10 @@ export class Journal {
    * JournalError for an unknown id.
    */
   settleBatch(id: number, outcome: BatchOutcome, detail?: string, answeredNs?: bigint): void {
-    this.updated(this.settle.run(outcome, detail ?? null, answeredNs === undefined ? null : u64Text(answeredNs), id), id);
+    this.updated(
+      this.written('settle', () => this.settle.run(outcome, detail ?? null, answeredNs === undefined ? null : u64Text(answeredNs), id)),
+      id,
+    );
   }
 
   /** The live batches the venue answered (accepted or rejected): request and answer times, epoch ns, by request time. */
@@ -405,7 +460,10 @@ export class Journal {
 
   /** Records what the venue showed about batch `id` (committed before it returns); any resolution ends its unresolved state. */
   resolveBatch(id: number, resolution: BatchResolution, detail: string): void {
-    this.updated(this.resolve.run(resolution, detail, id), id);
+    this.updated(
+      this.written('resolve', () => this.resolve.run(resolution, detail, id)),
+      id,
+    );
   }
 
   /** Batches without a resolution whose outcome is missing (crash between send and answer) or `unknown`, oldest first. */
@@ -546,7 +604,7 @@ export class Journal {
     const adopt = ['fills', 'order_events', 'positions', 'funding', 'notices'].map((t) =>
       statement<[number, string]>(this.db, `UPDATE ${t} SET epoch = ? WHERE account = ? AND epoch IS NULL`),
     );
-    return this.db.transaction((): CatchUp => {
+    const catchUp = this.db.transaction((): CatchUp => {
       let from = 0;
       let epoch: number | undefined;
       for (let i = venueFills.length - 1; i >= 0 && epoch === undefined; i--) {
@@ -580,7 +638,8 @@ export class Journal {
       for (const s of adopt) s.run(epoch, account);
       this.epochs.set(account, epoch);
       return { epoch, continued, imported, repaired };
-    })();
+    });
+    return this.written('catch-up', catchUp);
   }
 
   /** The account's net position per symbol (signed base units) from the fills of its current epoch. */
@@ -635,14 +694,23 @@ export class Journal {
     return (statSync(this.path, { throwIfNoEntry: false })?.size ?? 0) + (statSync(`${this.path}-wal`, { throwIfNoEntry: false })?.size ?? 0);
   }
 
-  /** Commits buffered rows now, in one transaction. */
+  /**
+   * Commits buffered rows now, in one transaction. When that fails: throws, or with `onWriteError` reports each kind of
+   * row in it and keeps the rows for the next commit.
+   */
   flush(): void {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
     if (this.pending.length === 0) return;
     const writes = this.pending;
     this.pending = [];
-    this.commit(writes);
+    try {
+      this.commit(writes);
+    } catch (e) {
+      if (!this.onWriteError) throw e;
+      this.pending = writes;
+      for (const kind of new Set(writes.map(([stmt]) => this.kinds.get(stmt)!))) this.failed(kind, e);
+    }
   }
 
   /** Events of one order, oldest first. */
@@ -778,6 +846,20 @@ export class Journal {
     if (!this.db.open) throw new JournalError(`journal ${this.path} is closed`);
     this.pending.push([stmt, params]);
     this.scheduled ??= setImmediate(() => this.flush());
+  }
+
+  /** Runs a write committed before it returns; a failure is reported to onWriteError and thrown. */
+  private written<T>(kind: JournalWriteKind, write: () => T): T {
+    try {
+      return write();
+    } catch (e) {
+      this.failed(kind, e);
+      throw e;
+    }
+  }
+
+  private failed(kind: JournalWriteKind, e: unknown): void {
+    this.onWriteError?.(kind, e instanceof Error ? e : new Error(String(e)));
   }
 
   private updated(r: Database.RunResult, id: number): void {

@@ -1,15 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { account } from '../../src/app/commands/account.js';
 import { order } from '../../src/app/commands/order.js';
 import { Keypair } from '../../src/protocol/keys.js';
 import { startVenue, type Venue } from '../../src/venue-sim/server/index.js';
+import { perpbotSync, ROOT } from '../support/cli.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'dist/src/cli.js');
 const KEY = Keypair.generate();
 const home = mkdtempSync(join(tmpdir(), 'perpbot-cli-status-'));
 const keyFile = join(home, 'key.json');
@@ -20,10 +18,7 @@ let lines: string[];
 const out = (line: string) => lines.push(line);
 const signed = () => ['--url', venue.url, '--ws-url', venue.wsUrl, '--key', keyFile];
 
-function perpbot(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: ROOT, env: { ...process.env, PERPBOT_HOME: home } });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const perpbot = (args: string[]) => perpbotSync(args, { env: { PERPBOT_HOME: home } });
 
 beforeAll(async () => {
   process.env.PERPBOT_HOME = home;

@@ -1,19 +1,14 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromHex } from '../../src/protocol/bytes.js';
 import { SignatureVerifier } from '../../src/protocol/verify.js';
+import { perpbotSync, ROOT } from '../support/cli.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'dist/src/cli.js');
 const VECTORS = resolve(ROOT, 'test/fixtures/vectors/bulk-keychain/wallet-mode-vectors.json');
 
-function perpbot(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', cwd: ROOT });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const perpbot = (args: string[], input?: string) => perpbotSync(args, { input });
 
 const dir = mkdtempSync(join(tmpdir(), 'perpbot-cli-'));
 const seedFile = join(dir, 'seed9.json');

@@ -15,7 +15,7 @@ import { ResultsWriter, type Summary } from '../../backtest/results.js';
 import { unverifiedSigner } from '../../backtest/signer.js';
 import { fromBacktest, renderReport } from '../../report/index.js';
 import { MemoryNonceStore } from '../../protocol/nonce.js';
-import { parseCommand, UsageError } from '../args.js';
+import { parseCommand, required, seedOf } from '../args.js';
 import { checkDaemonConfig, type DaemonConfig } from '../config/index.js';
 import type { LoadedStrategy } from '../../strategy/loader.js';
 import { startTrading } from '../trading.js';
@@ -55,12 +55,10 @@ export async function backtest(argv: string[], out: (line: string) => void, open
     return 0;
   }
   const dataFiles = [...(values.data ?? []), ...positionals];
-  if (dataFiles.length === 0) throw new UsageError('--data FILE is required');
-  if (values.config === undefined) throw new UsageError('--config FILE is required');
-  const seed = values.seed === undefined ? 1 : Number(values.seed);
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(values.seed)}`);
+  required('data', dataFiles[0]);
+  const configPath = required('config', values.config);
+  const seed = seedOf(values.seed);
 
-  const configPath = values.config;
   const { config, strategies } = await checkDaemonConfig(configPath);
   const { collateralUsd, models } = backtestSetup(config);
   const configHash = createHash('sha256').update(readFileSync(configPath)).digest('hex');

@@ -16,7 +16,7 @@ import { ResultsWriter, type RunDescription } from '../../backtest/results.js';
 import { stringifyJson } from '../../core/json.js';
 import { compareSection, DEFAULT_SECTIONS, fromBacktest, renderReport } from '../../report/index.js';
 import { Journal } from '../../store/index.js';
-import { parseCommand, UsageError } from '../args.js';
+import { parseCommand, required, seedOf, UsageError } from '../args.js';
 import { checkDaemonConfig } from '../config/index.js';
 import { backtestOptions, backtestSetup } from './backtest.js';
 import { formatTable, type Row } from './table.js';
@@ -70,13 +70,12 @@ export async function compare(argv: string[], out: (line: string) => void, open:
     return 0;
   }
   if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  if (values.journal === undefined) throw new UsageError('--journal FILE is required');
-  if (values.recording === undefined) throw new UsageError('--recording FILE is required');
-  const seed = values.seed === undefined ? 1 : Number(values.seed);
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(values.seed)}`);
+  const journal = required('journal', values.journal);
+  const recording = required('recording', values.recording);
+  const seed = seedOf(values.seed);
   const report = await compareLive({
-    journal: values.journal,
-    recording: values.recording,
+    journal,
+    recording,
     config: values.config ?? 'config/default.yaml',
     seed,
     out: values.out ?? join('results', 'compare'),

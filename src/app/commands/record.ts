@@ -12,7 +12,7 @@ import { recordMarketData } from '../../backtest/recording/recorder.js';
 import { DENSE_FLOW, type SyntheticFlow, writeSyntheticRecording } from '../../backtest/recording/synthetic.js';
 import { LIVE_FLUSH_INTERVAL_MS, RecordingWriter } from '../../backtest/recording/writer.js';
 import { loadDaemonConfig } from '../config/index.js';
-import { durationMs, parseCommand, UsageError } from '../args.js';
+import { durationMs, parseCommand, required, UsageError } from '../args.js';
 import { venueOf, type VenueTarget } from './connection.js';
 
 export const recordHelp = `perpbot record --out FILE [--symbols SYM,...] [--duration D] [--config FILE | venue options]
@@ -89,17 +89,17 @@ export async function record(argv: string[], out: (line: string) => void): Promi
     out(recordHelp);
     return 0;
   }
-  if (values.out === undefined) throw new UsageError('--out FILE is required');
+  const file = required('out', values.out);
   const symbols = symbolsOf(values.symbols);
   const duration = durationOf(values.duration);
   if (values.synthetic) {
     for (const o of ['config', 'url', 'ws-url', 'dialect', 'network'] as const)
       if (values[o] !== undefined) throw new UsageError(`--${o} does not apply to --synthetic (it records no venue)`);
     if (duration === undefined) throw new UsageError('--synthetic needs --duration');
-    return synthetic(values.out, { symbols, duration, seed: values.seed, start: values.start, flow: flowOf(values.flow) }, out);
+    return synthetic(file, { symbols, duration, seed: values.seed, start: values.start, flow: flowOf(values.flow) }, out);
   }
   for (const o of ['seed', 'start', 'flow'] as const) if (values[o] !== undefined) throw new UsageError(`--${o} applies only to --synthetic`);
-  return live(values.out, targetOf(values), symbols, duration, out);
+  return live(file, targetOf(values), symbols, duration, out);
 }
 
 function targetOf(values: { config?: string; url?: string; 'ws-url'?: string; dialect?: string; network?: string }): VenueTarget {

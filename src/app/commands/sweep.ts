@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { openRecordings } from '../../backtest/data.js';
 import { readRecording } from '../../backtest/recording/reader.js';
 import type { ValidationError } from '../../core/errors.js';
-import { oneOf, parseCommand, UsageError } from '../args.js';
+import { oneOf, parseCommand, required, seedOf, UsageError } from '../args.js';
 import { readConfigFile } from '../yaml-config.js';
 import { type GridPoint, gridPoints, gridSize, loadGrid, parseShard, pointLabel, type Shard } from '../sweep/grid.js';
 import { checkPoint, type SweepInput } from '../sweep/point.js';
@@ -86,21 +86,20 @@ export function parseSweepArgs(argv: string[]): SweepArgs | 'help' {
   );
   if (values.help) return 'help';
   const dataFiles = [...(values.data ?? []), ...positionals];
-  if (values.config === undefined) throw new UsageError('--config FILE is required');
-  if (values.grid === undefined) throw new UsageError('--grid FILE is required');
-  if (dataFiles.length === 0) throw new UsageError('--data FILE is required');
+  const configPath = required('config', values.config);
+  const gridPath = required('grid', values.grid);
+  required('data', dataFiles[0]);
   let shard: Shard | null = null;
   try {
     shard = values.shard === undefined ? null : parseShard(values.shard);
   } catch (e) {
     throw new UsageError((e as ValidationError).message);
   }
-  const seed = values.seed === undefined ? 1 : Number(values.seed);
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(values.seed)}`);
-  const name = values.config.replace(/^.*[\\/]/, '').replace(/\.ya?ml$/, '');
+  const seed = seedOf(values.seed);
+  const name = configPath.replace(/^.*[\\/]/, '').replace(/\.ya?ml$/, '');
   return {
-    configPath: values.config,
-    gridPath: values.grid,
+    configPath,
+    gridPath,
     dataFiles,
     workers: positiveInt('workers', values.workers, availableParallelism()),
     metric: oneOf('metric', values.metric, METRIC_NAMES, 'sharpe'),
@@ -168,8 +167,7 @@ export function parseMergeArgs(argv: string[]): { dirs: string[]; outDir: string
   const { values, positionals } = parseCommand(argv, { out: { type: 'string' }, metric: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, true);
   if (values.help) return 'help';
   if (positionals.length === 0) throw new UsageError('give the directories of the shards: perpbot sweep merge DIR... --out DIR');
-  if (values.out === undefined) throw new UsageError('--out DIR is required');
-  return { dirs: positionals, outDir: values.out, metric: oneOf('metric', values.metric, METRIC_NAMES, 'sharpe') };
+  return { dirs: positionals, outDir: required('out', values.out, 'DIR'), metric: oneOf('metric', values.metric, METRIC_NAMES, 'sharpe') };
 }
 
 async function merge(argv: string[], out: (line: string) => void): Promise<number> {

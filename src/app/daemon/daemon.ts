@@ -29,6 +29,7 @@ import { RegistryMetricBackends, wireMetrics } from './metrics.js';
 import { startMarketRecording } from './market-recording.js';
 import { journalingSubmitter, journalSizeGauge, recordSnapshots, recordTrading, snapshotAccount } from './recording.js';
 import { resolveUnresolvedBatches } from './resolve.js';
+import { JournalFault } from './journal-fault.js';
 import { lockJournal } from './journal-lock.js';
 import { StatusLine } from './status-line.js';
 import { waitForVenue } from './venue-wait.js';
@@ -73,7 +74,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const sessions: SessionEntry[] = [];
     let ready = false;
     let venue: Venue | undefined;
-    const isReady = () => readiness(ready, sessions, { nowMs: clock.nowMs(), deniedNotReadyMs: config.telemetry.deniedNotReadyMs });
+    const fault = new JournalFault(metrics.registry, componentLogger(logger, 'journal'), sessions);
+    const isReady = () => {
+      const r = readiness(ready, sessions, { nowMs: clock.nowMs(), deniedNotReadyMs: config.telemetry.deniedNotReadyMs });
+      return fault.reason === undefined ? r : { ready: false, reasons: [fault.reason, ...r.reasons] };
+    };
     const server: ControlServer = await bound(
       'telemetry.port',
       config.telemetry.host,
@@ -84,7 +89,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         token: config.telemetry.token,
         metrics,
         ready: isReady,
-        status: () => statusOf(sessions, venue ? 'local' : config.venue.mode, venue?.url ?? config.venue.url ?? ''),
+        status: () => ({
+          ...(statusOf(sessions, venue ? 'local' : config.venue.mode, venue?.url ?? config.venue.url ?? '') as object),
+          journal: fault.status(),
+        }),
         ...control(sessions),
         logger: componentLogger(logger, 'control'),
       }),
@@ -113,7 +121,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     if (!venue) await waitForVenue(url, { dialect, clock, timeoutMs: config.venue.startTimeoutMs, log });
 
     const paper = config.venue.mode === 'paper';
-    const journal = Journal.open(config.journal.path, { paper });
+    const journal = Journal.open(config.journal.path, { paper, onWriteError: fault.onWriteError });
     closers.push(() => journal.close());
     const setupHttp = new HttpClient({ baseUrl: url, dialect, clock, rateLimitMaxWaitMs: config.http.rateLimitMaxWaitMs });
     closers.push(() => setupHttp.close());
@@ -137,7 +145,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         ...config.journal.retention,
         clock,
         onPruned: (rows) => journalLog.debug({ rows }, 'journal pruned'),
-        onError: (e) => journalLog.warn({ error: e.message }, 'journal pruning failed'),
+        onError: (e) => fault.onWriteError('prune', e),
       }),
     );
     const strategyMetrics = new RegistryMetricBackends(metrics.registry);
@@ -155,9 +163,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       if (mine.length === 0) continue;
       sessions.push({
         account,
-        session: await startSession(opts, account, mine, { url, wsUrl, journal, nonces, metrics, strategyMetrics, commitments, recordings }),
+        session: await startSession(opts, account, mine, { url, wsUrl, journal, fault, nonces, metrics, strategyMetrics, commitments, recordings }),
       });
     }
+    fault.haltAll();
     if (config.record && sessions.length > 0) {
       const recording = startMarketRecording(
         config.record,
@@ -167,6 +176,17 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       closers.push(() => recording.close());
     }
     reportNonceLead(accounts, nonces, { registry: metrics.registry, log });
+    // An idle trading signer keeps nonces reserved: were the journal to fail, a halt's cancels can still be signed.
+    const keepReserved = setInterval(() => {
+      for (const { account } of sessions) {
+        try {
+          nonces.of(account.key.publicKey).keepReserved();
+        } catch {
+          // Reported by the journal (onWriteError): trading halts.
+        }
+      }
+    }, NONCE_RESERVE_CHECK_MS);
+    closers.push(() => clearInterval(keepReserved));
     for (const { session } of sessions)
       recordings.push(recordSnapshots(journal, session, { snapshotEveryMs: 60_000, log: componentLogger(logger, 'journal'), clock }));
     ready = true;
@@ -183,7 +203,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       log.info({ cpu: dedicated.cpu }, 'event loop on a dedicated CPU');
     }
     const metricsUrl = `${server.url}/metrics`;
-    const status = new StatusLine(sessions, opts.out, clock, paper);
+    const status = new StatusLine(sessions, opts.out, clock, paper, () => fault.message);
     const statusTimer = config.telemetry.statusIntervalMs > 0 ? setInterval(() => status.print(), config.telemetry.statusIntervalMs) : undefined;
 
     banner(opts.out, {
@@ -248,6 +268,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   }
 }
 
+/** How often the daemon renews its signers' nonce reservations when less than half is left, ms. */
+const NONCE_RESERVE_CHECK_MS = 1_000;
+
 /** Least time the final journal snapshot of an account gets, even past the shutdown deadline, ms (CLOSE_MARGIN_MS covers it). */
 const FINAL_SNAPSHOT_MIN_MS = 1_000;
 
@@ -264,6 +287,7 @@ interface SessionDeps {
   url: string;
   wsUrl: string;
   journal: Journal;
+  fault: JournalFault;
   nonces: NonceSources;
   metrics: ReturnType<typeof createMetrics>;
   strategyMetrics: RegistryMetricBackends;
@@ -322,7 +346,12 @@ async function startSession(opts: DaemonOptions, account: DaemonAccount, strateg
     wrapSubmitter: (inner) => journalingSubmitter(deps.journal, account.account, clock, inner),
     beforeStart: (parts) =>
       deps.recordings.push(
-        recordTrading(deps.journal, parts, { venue: paper ? `paper ${deps.url}` : deps.url, clock, log: componentLogger(sessionLog, 'journal') }),
+        recordTrading(deps.journal, parts, {
+          venue: paper ? `paper ${deps.url}` : deps.url,
+          clock,
+          log: componentLogger(sessionLog, 'journal'),
+          onWriteError: deps.fault.onWriteError,
+        }),
       ),
   });
 }

@@ -1,6 +1,7 @@
 // Feeds the journal from a trading session: each signed batch before it is sent, order events, fills (those made while
 // nothing recorded included), position snapshots, funding payments and account notices (adl, refused cancels, fee tiers).
-// Invariants: a batch row is committed before its bytes reach the socket; a fill is journaled with the account's own side.
+// Invariants: a batch that places orders reaches the socket only after its row is committed (a cancel goes out even when
+// its row cannot be written); a fill is journaled with the account's own side; a failed write never throws from here.
 
 import { Gauge, type Registry } from 'prom-client';
 import { defer, interval, type Subscription } from 'rxjs';
@@ -11,7 +12,7 @@ import type { Fill } from '../../core/account-data.js';
 import type { BackoffOptions } from '../../core/backoff.js';
 import type { Clock } from '../../core/clock.js';
 import { retryWithBackoff } from '../../core/rx.js';
-import type { CatchUp, FillRecord, Journal } from '../../store/index.js';
+import type { CatchUp, FillRecord, Journal, JournalWriteKind } from '../../store/index.js';
 import type { Submitter } from '../../venue/port.js';
 import { isPaperVenue } from '../paper-venue.js';
 import type { TradingParts } from '../trading.js';
@@ -21,23 +22,46 @@ const NS_PER_MS = 1_000_000n;
 /** Recent fill keys remembered to number equal fills of one match (they arrive together). */
 const EQUAL_FILL_MEMORY = 1_000;
 
-/** Journals each batch (committed) before handing it to `inner`, and its outcome after. */
+/**
+ * Journals each batch (committed) before handing it to `inner`, and its outcome after. When the row cannot be written
+ * (the journal reports that to its onWriteError) a batch that places orders is not sent and answers rejected; a cancel-only
+ * batch is sent all the same (it can create no order and no fill). An outcome that cannot be written leaves the row
+ * unresolved: the next start resolves it against the venue.
+ */
 export function journalingSubmitter(journal: Journal, account: string, clock: Clock, inner: Submitter): Submitter {
   return {
     async submit(request, hooks) {
-      const id = journal.recordBatch({
-        signer: request.signer,
-        account,
-        nonceNs: request.nonce,
-        path: request.encoded.path,
-        message: request.encoded.message,
-        signature: request.signature,
-        body: request.bodyText,
-        orderIds: request.encoded.orderIds,
-        atNs: clock.nowNs(),
-      });
+      let id: number | undefined;
+      try {
+        id = journal.recordBatch({
+          signer: request.signer,
+          account,
+          nonceNs: request.nonce,
+          path: request.encoded.path,
+          message: request.encoded.message,
+          signature: request.signature,
+          body: request.bodyText,
+          orderIds: request.encoded.orderIds,
+          atNs: clock.nowNs(),
+        });
+      } catch (e) {
+        if (!request.encoded.cancelOnly)
+          return {
+            outcome: 'rejected',
+            reason: `not sent: the journal could not record the batch (${(e as Error).message})`,
+            httpStatus: undefined,
+            code: 'JOURNAL',
+            retryAfterMs: undefined,
+          };
+      }
       const outcome = await inner.submit(request, hooks);
-      journal.settleBatch(id, outcome.outcome, outcome.outcome === 'accepted' ? undefined : outcome.reason, clock.nowNs());
+      if (id !== undefined) {
+        try {
+          journal.settleBatch(id, outcome.outcome, outcome.outcome === 'accepted' ? undefined : outcome.reason, clock.nowNs());
+        } catch {
+          // Reported by the journal; the row stays unresolved and the next start resolves it against the venue.
+        }
+      }
       return outcome;
     },
   };
@@ -58,6 +82,8 @@ export interface TradingRecordingOptions {
   clock: Pick<Clock, 'nowNs'>;
   /** The account's logger (its lines name the account). */
   log: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
+  /** Where a row that cannot be handed to the journal is reported (the journal's own onWriteError); it is not thrown. */
+  onWriteError: (kind: JournalWriteKind, error: Error) => void;
 }
 
 /** Delay between failed catch-up reads: 500 ms doubling to 30 s. */
@@ -73,16 +99,24 @@ const SAME_SIZE = 1e-9;
  */
 export function recordTrading(journal: Journal, parts: TradingParts<LiveVenue>, opts: TradingRecordingOptions): Subscription {
   const { account, execution, accounts, venue } = parts;
-  const subscription = execution.events$().subscribe((e) => {
-    journal.recordOrder({ ...e, account, atNs: BigInt(e.timeMs) * NS_PER_MS });
-  });
-  subscription.add(accounts.notices$(account).subscribe((notice) => journal.recordNotice({ account, notice })));
+  // A throw in a subscriber would end the process (RxJS reports it from a timer): each write is reported instead.
+  const guarded =
+    <T>(kind: JournalWriteKind, write: (value: T) => void) =>
+    (value: T) => {
+      try {
+        write(value);
+      } catch (e) {
+        opts.onWriteError(kind, e as Error);
+      }
+    };
+  const subscription = execution.events$().subscribe(guarded('order', (e) => journal.recordOrder({ ...e, account, atNs: BigInt(e.timeMs) * NS_PER_MS })));
+  subscription.add(accounts.notices$(account).subscribe(guarded('notice', (notice) => journal.recordNotice({ account, notice }))));
   const equalFills = new KeyCounts(EQUAL_FILL_MEMORY);
   subscription.add(
-    accounts.fills$(account).subscribe((f) => {
+    accounts.fills$(account).subscribe(
       // Past the tracker's memory the journal attributes the fill from the order's recorded events.
-      journal.recordFill(fillRecord(account, f, equalFills, execution.order(f.orderId)?.strategy));
-    }),
+      guarded('fill', (f) => journal.recordFill(fillRecord(account, f, equalFills, execution.order(f.orderId)?.strategy))),
+    ),
   );
   const { log } = opts;
   subscription.add(

@@ -24,6 +24,8 @@ export class StatusLine {
     private readonly clock: Clock,
     /** Paper trading: each line says so. */
     private readonly paper = false,
+    /** Why the journal cannot be written, once it cannot: each line says so. */
+    private readonly journalFailure: () => string | undefined = () => undefined,
   ) {
     for (const { account, session } of sessions) {
       const count = { total: 0, printed: 0 };
@@ -34,6 +36,8 @@ export class StatusLine {
 
   /** Prints one line per account (nothing when no session runs). */
   print(): void {
+    const failure = this.journalFailure();
+    const journal = failure === undefined ? '' : ` | journal FAILED (${failure})`;
     for (const { account, session } of this.sessions) {
       const state = session.accountState();
       const positions = [...(state?.positions.values() ?? [])];
@@ -48,7 +52,8 @@ export class StatusLine {
           .snapshot()
           .map((s) => ` | ${this.strategy(session, s)}`)
           .join('') +
-        ` | ${tradingState(session.risk).state}`;
+        ` | ${tradingState(session.risk).state}` +
+        journal;
       fills.printed = fills.total;
       this.out(line);
     }

@@ -1,6 +1,6 @@
-// The venue's nonce rules (gaps-decided §3), scoped per signer: unused, greater than the smallest
-// of the signer's (up to) 100 highest accepted nonces however few are kept, and within 24 h of the venue clock.
-// Invariant: a nonce that was accepted once is rejected forever (evicted ones are below the floor).
+// The venue's nonce rules (gaps-decided §3), scoped per signer: unused, greater than the smallest of the signer's 100
+// highest accepted nonces once 100 are kept (any unused one before), and within 24 h of the venue clock.
+// Invariant: a nonce that was accepted once is rejected forever (none is evicted before the window is full, and evicted ones lie below the floor).
 
 export interface NonceGuardOptions {
   /** How many of each signer's highest accepted nonces are kept. Default 100. */
@@ -26,7 +26,7 @@ export class NonceGuard {
     const kept = this.accepted.get(signer);
     if (!kept) return undefined;
     if (binarySearch(kept, nonce) >= 0) return 'nonce already used';
-    if (nonce <= kept[0]!) return `stale nonce: not above the smallest of the ${this.window} highest accepted nonces`;
+    if (kept.length >= this.window && nonce <= kept[0]!) return `stale nonce: not above the smallest of the ${this.window} highest accepted nonces`;
     return undefined;
   }
 

@@ -1,10 +1,10 @@
 // Authentication suite, replays and nonces (issue 20), over real HTTP against the local venue (v1, the only dialect it
 // speaks), under the nonce rules of gaps-decided §3 (src/venue-sim/server/nonce-guard.ts): per signer, unused, above the
-// smallest of the 100 highest accepted, within 24 h of the venue clock. Replays (every action type, other JSON spellings
+// smallest of the 100 highest accepted once 100 are kept, within 24 h of the venue clock. Replays (every action type, other JSON spellings
 // of the same signed values, N copies at once), the window, and the 24 h bounds to the nanosecond on a manual venue
 // clock. Refused: 200 with the reason; out of u64: 400 naming action.nonce; nothing applied either way. Already covered
-// elsewhere: one sequential replay of an order and a nonce 2 days old (venue/http.test.ts), a fresh nonce below the only
-// accepted one (venue/state-hardening.test.ts), the guard's rules in isolation (unit/venue-sim/server/nonce-guard.test.ts).
+// elsewhere: one sequential replay of an order and a nonce 2 days old (venue/http.test.ts), a new signer's crossing
+// requests (venue/state-hardening.test.ts), the guard's rules in isolation (unit/venue-sim/server/nonce-guard.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { Keypair } from '../../../src/protocol/keys.js';

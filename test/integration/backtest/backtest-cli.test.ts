@@ -1,38 +1,27 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { base58Encode } from '../../../src/protocol/base58.js';
+import { perpbotChild, perpbotSync } from '../../support/cli.js';
+import { marketMakerYaml } from '../../support/mm-config.js';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
-const CLI = join(ROOT, 'dist/src/cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'perpbot-backtest-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function perpbot(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const perpbot = (args: string[]) => perpbotSync(args, { cwd: dir });
 
 const config = join(dir, 'bt.yaml');
 writeFileSync(
   config,
-  `accounts:
-  - name: main
-    secretKey: ${base58Encode(new Uint8Array(32).fill(5))}
-    faucetUsd: 50000
-strategies:
-  - module: market-maker
-    params: { symbol: BTC-USD, size: 0.001, halfSpreadBps: 2, levels: 2, maxPosition: 0.01, minIntervalMs: 250 }
-backtest:
-  queue: { model: power, power: 2 }
+  marketMakerYaml({
+    extraParams: 'levels: 2',
+    backtest: `  queue: { model: power, power: 2 }
   latency:
     feed: { model: recorded }
     entry: { model: lognormal, medianMs: 2, sigma: 0.5 }
     response: { model: uniform, minMs: 1, maxMs: 3 }
   equityIntervalMs: 10000
 `,
+  }),
 );
 const data = join(dir, 'btc.rec');
 const files = (out: string) => Object.fromEntries(readdirSync(out).map((f) => [f, readFileSync(join(out, f))]));
@@ -74,16 +63,17 @@ describe('perpbot backtest', () => {
     const second = join(dir, 'second.rec');
     expect(perpbot(['record', '--synthetic', '--out', first, '--duration', '3m', '--symbols', 'BTC-USD']).status).toBe(0);
     expect(perpbot(['record', '--synthetic', '--out', second, '--duration', '3m', '--start', '2026-01-01T00:03:00Z', '--symbols', 'BTC-USD']).status).toBe(0);
-    const child = spawn(process.execPath, [CLI, 'backtest', '--data', first, second, '--config', config, '--out', join(dir, 'c')], { cwd: dir });
-    let stderr = '';
-    let stdout = '';
     let interrupted = false;
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d;
-      if (!interrupted && /replayed/.test(stderr)) interrupted = child.kill('SIGINT');
-    });
-    const status = await new Promise<number | null>((done) => child.on('close', done));
+    const { status, stdout, stderr } = await perpbotChild(
+      ['backtest', '--data', first, second, '--config', config, '--out', join(dir, 'c')],
+      { cwd: dir },
+      (text, kill) => {
+        if (!interrupted && /replayed/.test(text)) {
+          interrupted = true;
+          kill('SIGINT');
+        }
+      },
+    );
     expect(stderr).toMatch(/stopping: the results so far are written \(partial\)/);
     expect(status).toBe(0);
     expect(stdout).toMatch(/PARTIAL backtest/);

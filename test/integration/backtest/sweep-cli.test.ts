@@ -1,32 +1,14 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base58Encode } from '../../../src/protocol/base58.js';
+import { perpbotChild, perpbotSync } from '../../support/cli.js';
+import { marketMakerYaml } from '../../support/mm-config.js';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
-const CLI = join(ROOT, 'dist/src/cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'perpbot-sweep-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function perpbot(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** Runs the CLI as a child process; `onStderr` sees the stderr so far and may signal it. */
-function child(args: string[], onStderr: (text: string, kill: (signal: NodeJS.Signals) => void) => void = () => {}) {
-  const p = spawn(process.execPath, [CLI, ...args], { cwd: dir });
-  let stdout = '';
-  let stderr = '';
-  p.stdout.on('data', (d: Buffer) => (stdout += d));
-  p.stderr.on('data', (d: Buffer) => {
-    stderr += d;
-    onStderr(stderr, (s) => p.kill(s));
-  });
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => p.on('close', (status) => done({ status, stdout, stderr })));
-}
+const perpbot = (args: string[]) => perpbotSync(args, { cwd: dir });
+const child = (args: string[], onStderr?: Parameters<typeof perpbotChild>[2]) => perpbotChild(args, { cwd: dir }, onStderr);
 
 const config = join(dir, 'mm.yaml');
 const grid = join(dir, 'grid.yaml');
@@ -36,19 +18,7 @@ const TABLES = ['results.csv', 'results.json', 'heatmap.svg', 'report.html'];
 const tables = (out: string) => Object.fromEntries(TABLES.map((f) => [f, readFileSync(join(dir, out, f), 'utf8')]));
 
 beforeAll(() => {
-  writeFileSync(
-    config,
-    `accounts:
-  - name: main
-    secretKey: ${base58Encode(new Uint8Array(32).fill(5))}
-    faucetUsd: 50000
-strategies:
-  - module: market-maker
-    params: { symbol: BTC-USD, size: 0.001, halfSpreadBps: 2, maxPosition: 0.01, minIntervalMs: 250 }
-backtest:
-  equityIntervalMs: 1000
-`,
-  );
+  writeFileSync(config, marketMakerYaml());
   writeFileSync(grid, 'strategies.0.params.halfSpreadBps: [1, 4]\nstrategies.0.params.levels: [1, 2]\n');
   const rec = perpbot(['record', '--synthetic', '--out', data, '--duration', '20s', '--seed', '4', '--symbols', 'BTC-USD']);
   expect(rec.status, rec.stderr).toBe(0);

@@ -21,6 +21,9 @@ afterEach(() => {
   warnings.length = 0;
 });
 const log = { info: () => {}, warn: (fields: object) => void warnings.push(fields) };
+const onWriteError = (kind: string, error: Error) => {
+  throw new Error(`journal write (${kind}) failed: ${error.message}`);
+};
 
 async function venueWithFunds(...traders: ((v: Venue) => Trader)[]): Promise<{ venue: Venue; traders: Trader[] }> {
   return venueWithHistory(5000, ...traders);
@@ -51,7 +54,7 @@ async function record(venue: Venue, journal: Journal, key: Keypair): Promise<() 
     nonceStore: journal.nonces,
     strategies: [],
     beforeStart: (parts) => {
-      recorder = recordTrading(journal, parts, { venue: venue.url, clock: systemClock(), log });
+      recorder = recordTrading(journal, parts, { venue: venue.url, clock: systemClock(), log, onWriteError });
     },
   });
   let stopped: Promise<void> | undefined;

@@ -59,6 +59,25 @@ describe('NonceSource', () => {
     expect(saves).toBeGreaterThanOrEqual(10);
   });
 
+  it('keepReserved renews an idle signer’s reservation once less than half is left, without moving its nonces', () => {
+    const marks: bigint[] = [];
+    const store = new MemoryNonceStore();
+    const recording = { load: (s: string) => store.load(s), save: (s: string, v: bigint) => (marks.push(v), store.save(s, v)) };
+    const clock = new ManualClock(1_000_000_000n);
+    const src = new NonceSource({ signer: SIGNER, clock, store: recording, reserveNs: 10_000_000_000n });
+    expect(src.next()).toBe(1_000_000_000n);
+    expect(marks).toHaveLength(1);
+    clock.advanceMs(4_000);
+    src.keepReserved();
+    expect(marks).toHaveLength(1);
+    clock.advanceMs(2_000);
+    src.keepReserved();
+    expect(marks).toHaveLength(2);
+    expect(marks[1]).toBe(clock.nowNs() + 10_000_000_000n);
+    expect(src.leadNs()).toBe(0n);
+    expect(src.next()).toBe(clock.nowNs());
+  });
+
   it('rejects a corrupt high-water file instead of starting from zero', () => {
     const dir = mkdtempSync(join(tmpdir(), 'perpbot-nonce-'));
     const store = new FileNonceStore(dir);

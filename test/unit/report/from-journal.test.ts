@@ -21,10 +21,10 @@ function fill(orderId: string, side: 'buy' | 'sell', size: number, price: number
   return { account: ACCOUNT, strategy: 'mm', symbol: 'BTC-USD', orderId, side, price, size, feeUsd, maker: true, timeNs: at(ms) };
 }
 
-/** A journal written by the store module, closed; returns its path. */
-function written(name: string, fill: (j: Journal) => void): string {
+/** A journal written by the store module (`paper`: by paper trading), closed; returns its path. */
+function written(name: string, fill: (j: Journal) => void, paper = false): string {
   const path = join(dir, name);
-  const journal = Journal.open(path);
+  const journal = Journal.open(path, { paper });
   fill(journal);
   journal.close();
   return path;
@@ -80,6 +80,21 @@ describe('fromJournal', () => {
     const d = fromJournal(path);
     expect(d.equity.points.map((p) => Number(p.v.toFixed(6)))).toEqual([-0.1, -0.1]);
     expect(d.positions[0]!.points.map((p) => p.v)).toEqual([1, 0, 1]);
+  });
+
+  it('says on the page which fills paper trading made: in the title and the summary', () => {
+    const live = fromJournal(written('live.sqlite', (j) => j.recordFill(fill('o1', 'buy', 1, 100, 0, 1_000))));
+    expect(live.title).toBe('Journal live.sqlite');
+    expect(live.summary.map((s) => s.label)).not.toContain('paper trading fills');
+    const path = written('paper.sqlite', (j) => j.recordFill(fill('o1', 'buy', 1, 100, 0, 1_000)), true);
+    expect(fromJournal(path).title).toBe('Journal paper.sqlite (paper trading)');
+    const mixed = Journal.open(path);
+    mixed.recordFill(fill('o2', 'sell', 1, 101, 0, 2_000));
+    mixed.close();
+    const d = fromJournal(path);
+    expect(d.title).toBe('Journal paper.sqlite (paper trading and live)');
+    expect(d.summary.find((s) => s.label === 'paper trading fills')!.value).toBe('1 of 2');
+    expect(renderReport(d)).toContain('paper trading fills');
   });
 
   it('refuses a missing journal instead of creating one', () => {

@@ -89,7 +89,7 @@ describe('ops/prometheus/alerts.yml', () => {
   };
   const all = rules.groups.flatMap((g) => g.rules);
 
-  it('alerts on the daemon down, stale data, HALTED and REDUCING, denials and rejects, strategy failures, nonce lead and journal size', () => {
+  it('alerts on the daemon down, stale data, HALTED and REDUCING, denials and rejects, strategy failures, nonce lead, journal size and journal write failures', () => {
     expect(all.map((r) => r.alert)).toEqual(
       expect.arrayContaining([
         'PerpbotDown',
@@ -102,6 +102,7 @@ describe('ops/prometheus/alerts.yml', () => {
         'PerpbotStrategyFailed',
         'PerpbotNonceLeadHigh',
         'PerpbotJournalLarge',
+        'PerpbotJournalWriteFailed',
       ]),
     );
     for (const r of all) {

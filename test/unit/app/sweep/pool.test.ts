@@ -8,20 +8,11 @@ import { runPoints } from '../../../../src/app/sweep/pool.js';
 import { writeSyntheticRecording } from '../../../../src/backtest/recording/synthetic.js';
 import type { Summary } from '../../../../src/backtest/results.js';
 import { PerpbotError } from '../../../../src/core/errors.js';
-import { base58Encode } from '../../../../src/protocol/base58.js';
+import { marketMakerYaml } from '../../../support/mm-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'perpbot-sweep-pool-'));
 const configPath = join(dir, 'mm.yaml');
-const configText = `accounts:
-  - name: main
-    secretKey: ${base58Encode(new Uint8Array(32).fill(5))}
-    faucetUsd: 50000
-strategies:
-  - module: market-maker
-    params: { symbol: BTC-USD, size: 0.001, halfSpreadBps: 2, maxPosition: 0.01, minIntervalMs: 250 }
-backtest:
-  equityIntervalMs: 1000
-`;
+const configText = marketMakerYaml();
 const data = join(dir, 'btc.rec');
 const input = (gridText: string): SweepInput => ({ configPath, configText, grid: parseGrid(gridText, 'grid.yaml'), dataFiles: [data], seed: 3 });
 
