@@ -287,8 +287,7 @@ export class SimVenue implements Venue {
     try {
       actions = parseActions((parseJson(request.bodyText) as { actions?: unknown }).actions);
     } catch (e) {
-      const reason = e instanceof Error ? e.message : String(e);
-      return Promise.resolve({ outcome: 'rejected', reason, httpStatus: 400, code: 'INVALID_REQUEST', retryAfterMs: undefined });
+      return invalidRequest(e);
     }
     const time = this.time;
     return new Promise((resolve) => {
@@ -344,8 +343,7 @@ export class SimVenue implements Venue {
       const items = own?.type === 'order' ? own.orders : parse(requestBodySchemas.order, parseJson(request.bodyText), 'body').action.orders;
       decoded = { items, ids: request.encoded.orderIds };
     } catch (e) {
-      const reason = e instanceof Error ? e.message : String(e);
-      return Promise.resolve({ outcome: 'rejected', reason, httpStatus: 400, code: 'INVALID_REQUEST', retryAfterMs: undefined });
+      return invalidRequest(e);
     }
     const time = this.time;
     return new Promise((resolve) => {
@@ -359,4 +357,10 @@ export class SimVenue implements Venue {
       );
     });
   }
+}
+
+/** What the venue answers a body it cannot read: rejected, 400 INVALID_REQUEST, with the parser's message. */
+function invalidRequest(e: unknown): Promise<SubmitOutcome> {
+  const reason = e instanceof Error ? e.message : String(e);
+  return Promise.resolve({ outcome: 'rejected', reason, httpStatus: 400, code: 'INVALID_REQUEST', retryAfterMs: undefined });
 }
