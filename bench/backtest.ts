@@ -1,7 +1,9 @@
-// Backtest speed (wall and CPU time: the machine may be shared): market events replayed per second with the built-in market maker of config/default.yaml attached (one
-// thread, data read from a synthetic recording file), and the wall time and peak RSS of replaying a 24-hour synthetic
-// recording (in a child process, so its RSS is the replay's alone). Invariant: seeded data and models; the events/s
-// figure is the median of BENCH_RUNS runs; the recordings are made first and not timed here.
+// Backtest speed (wall and CPU time: the machine may be shared): market events replayed per second with the built-in
+// market maker of config/default.yaml attached (one thread, data read from a synthetic recording file) on dense data (a
+// busy market's book feed, DENSE_FLOW) and on the local venue's default flow, the quote sets it sent and the CPU they
+// cost; the wall time and peak RSS of replaying a 24-hour synthetic recording (in a child process, so its RSS is the
+// replay's alone). Invariant: seeded data and models; each figure is the median of BENCH_RUNS runs; the recordings are
+// made first and not timed here.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,22 +13,32 @@ import { fileURLToPath } from 'node:url';
 import { checkDaemonConfig } from '../src/app/config/index.js';
 import { backtestOptions } from '../src/app/commands/backtest.js';
 import { readRecording } from '../src/backtest/recording/reader.js';
-import { writeSyntheticRecording } from '../src/backtest/recording/synthetic.js';
+import { DENSE_FLOW, type SyntheticFlow, writeSyntheticRecording } from '../src/backtest/recording/synthetic.js';
 import { runBacktest } from '../src/backtest/replay.js';
 import { median, report } from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 10);
+const DENSE_MINUTES = Number(process.env.BENCH_DENSE_MINUTES ?? 2);
 const DAY_HOURS = Number(process.env.BENCH_DAY_HOURS ?? 24);
 const CONFIG = resolve(fileURLToPath(import.meta.url), '../../../config/default.yaml');
 
-async function record(path: string, durationMs: number): Promise<void> {
-  await writeSyntheticRecording(path, { seed: 3, durationMs, symbols: ['BTC-USD'] });
+async function record(path: string, durationMs: number, flow?: SyntheticFlow): Promise<void> {
+  await writeSyntheticRecording(path, { seed: 3, durationMs, symbols: ['BTC-USD'], ...(flow && { flow }) });
 }
 
-/** Replays `path` with the default config's strategies and risk; returns events and wall seconds. */
-async function replay(path: string): Promise<{ events: number; wallS: number; cpuS: number }> {
-  const { config, strategies } = await checkDaemonConfig(CONFIG);
+interface Run {
+  events: number;
+  /** Order action batches the session sent: a quote set each. */
+  quoteSets: number;
+  wallS: number;
+  cpuS: number;
+}
+
+/** Replays `path` with the default config's strategies and risk (none with `bare`: the replay alone). */
+async function replay(path: string, bare = false): Promise<Run> {
+  const { config, strategies: all } = await checkDaemonConfig(CONFIG);
+  const strategies = bare ? [] : all;
   const reader = readRecording(path);
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
@@ -39,7 +51,30 @@ async function replay(path: string): Promise<{ events: number; wallS: number; cp
     sink: { order: () => {}, fill: () => {}, equity: () => {} },
   });
   const cpu = process.cpuUsage(cpu0);
-  return { events: result.events, wallS: (performance.now() - t0) / 1000, cpuS: (cpu.user + cpu.system) / 1e6 };
+  return { events: result.events, quoteSets: result.requests, wallS: (performance.now() - t0) / 1000, cpuS: (cpu.user + cpu.system) / 1e6 };
+}
+
+/**
+ * Replays `path` RUNS times with the market maker and RUNS times without strategies; reports events per wall and CPU
+ * second, quote sets per second of data and the session's CPU per quote set (CPU with the market maker minus the
+ * replay's alone, over the quote sets: the quote sets and the book changes the strategy read), each with `suffix`.
+ */
+async function measure(path: string, dataS: number, suffix: string): Promise<void> {
+  const runs: Run[] = [];
+  const bare: Run[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    runs.push(await replay(path));
+    bare.push(await replay(path, true));
+  }
+  const cpuS = median(runs.map((r) => r.cpuS));
+  const bareCpuS = median(bare.map((r) => r.cpuS));
+  const { events, quoteSets } = runs[0]!;
+  report('backtest', `events_per_s${suffix}`, median(runs.map((r) => r.events / r.wallS)), 'events/s');
+  report('backtest', `events_per_cpu_s${suffix}`, events / cpuS, 'events/s');
+  report('backtest', `data_events_per_s${suffix}`, events / dataS, 'events/s');
+  report('backtest', `quote_sets_per_data_s${suffix}`, quoteSets / dataS, 'quote sets/s');
+  report('backtest', `replay_only_events_per_cpu_s${suffix}`, events / bareCpuS, 'events/s');
+  report('backtest', `session_cpu_ms_per_quote_set${suffix}`, ((cpuS - bareCpuS) * 1000) / Math.max(1, quoteSets), 'ms');
 }
 
 if (process.argv[2] === '--replay') {
@@ -48,17 +83,14 @@ if (process.argv[2] === '--replay') {
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'perpbot-bench-backtest-'));
   try {
+    if (DENSE_MINUTES > 0) {
+      const dense = join(dir, 'dense.rec');
+      await record(dense, DENSE_MINUTES * 60_000, DENSE_FLOW);
+      await measure(dense, DENSE_MINUTES * 60, '');
+    }
     const sample = join(dir, 'sample.rec');
     await record(sample, MINUTES * 60_000);
-    const rates: number[] = [];
-    const cpuRates: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const r = await replay(sample);
-      rates.push(r.events / r.wallS);
-      cpuRates.push(r.events / r.cpuS);
-    }
-    report('backtest', 'events_per_s', median(rates), 'events/s');
-    report('backtest', 'events_per_cpu_s', median(cpuRates), 'events/s');
+    await measure(sample, MINUTES * 60, '_default_flow');
     if (DAY_HOURS > 0) {
       const day = join(dir, 'day.rec');
       await record(day, DAY_HOURS * 3_600_000);

@@ -4,9 +4,12 @@
 // Each kill with the burst is followed by one without it: the control, what the machine allows (`*_no_backlog_*`).
 // Invariants: the burst and the command leave the venue side together; both sides stamp with CLOCK_MONOTONIC
 // (process.hrtime), so one process's stamp is comparable with the other's; values are medians over RUNS fresh pairs.
+// The probe (`kill_<step>_*`) splits each kill's way into PROBE_STEPS, medians over every trial of every run.
 
 import { fork, type ChildProcess } from 'node:child_process';
+import { subscribe as subscribeChannel } from 'node:diagnostics_channel';
 import { createServer, type IncomingMessage } from 'node:http';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -24,7 +27,8 @@ import { median, report } from './lib.js';
 const BENCH = 'preempt';
 const SYMBOL = 'BTC-USD';
 const BACKLOG = 100_000;
-const RUNS = 5;
+/** Fresh pairs of processes (PREEMPT_RUNS overrides, for a quick look). */
+const RUNS = Number(process.env.PREEMPT_RUNS ?? 5);
 /** Trials per run with the burst, each followed by one without it (the control); after one warm-up pair. */
 const TRIALS = 10;
 const TOKEN = 'preempt-bench';
@@ -173,7 +177,18 @@ interface Trial {
    * went out after the venue's answer, which this bench does not measure; the trial is left out.
    */
   deferred: boolean;
+  /** The kill's way in PROBE_STEPS, ms each. */
+  stepsMs: number[];
+  /** A garbage collection ran between the kill's sending and its cancel's write. */
+  waitedForGc: boolean;
 }
+
+/**
+ * The steps of a kill's way (the probe): sent to the control server's request parsed (transport, waiting behind the
+ * backlog, HTTP parse), to the kill handler (token, body), to the cancel batch's signing (halt, cancel-all, encode), to
+ * the signed batch handed to the submitter, to its bytes written.
+ */
+const PROBE_STEPS = ['arrive', 'control', 'cancel', 'sign', 'write'] as const;
 
 /** Book updates the market streams took in (applied, or dropped while a rebuild waited for its snapshot). */
 function bookUpdates(session: TradingSession<LiveVenue>): number {
@@ -216,8 +231,30 @@ async function run(seed: number): Promise<Trial[]> {
   /** What one kill saw: when it was handled and when its cancels were written (process.hrtime ns). */
   interface Kill {
     readonly deferred: boolean;
+    /** The control server parsed the request's head (its handler starts). */
+    readonly requestNs: bigint;
+    /** The kill handler runs (token checked, body read). */
+    readonly handledNs: bigint;
+    /** The cancel batch's signing starts (halted, cancels planned and encoded). */
+    signNs?: bigint;
+    /** The signed batch is handed to the submitter. */
+    submitNs?: bigint;
     writtenNs?: bigint;
   }
+  let requestNs = 0n;
+  subscribeChannel('http.server.request.start', () => {
+    requestNs = process.hrtime.bigint();
+  });
+  /** Garbage collections (process.hrtime ns), to tell a kill that waited for one. */
+  const gcs: { startNs: bigint; endNs: bigint }[] = [];
+  const originNs = process.hrtime.bigint() - BigInt(Math.round(performance.now() * 1e6));
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const startNs = originNs + BigInt(Math.round(e.startTime * 1e6));
+      gcs.push({ startNs, endNs: startNs + BigInt(Math.round(e.duration * 1e6)) });
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
   /** Set by the kill: the next batch submitted is the one carrying its cancels. */
   let armed: Kill | undefined;
   const submitter = session.venue.submitter;
@@ -226,12 +263,19 @@ async function run(seed: number): Promise<Trial[]> {
     const trial = armed;
     armed = undefined;
     if (trial === undefined) return submit(request, hooks);
+    trial.submitNs = process.hrtime.bigint();
     return submit(request, {
       onWritten: () => {
         trial.writtenNs = process.hrtime.bigint();
         hooks?.onWritten?.();
       },
     });
+  };
+  const signer = session.signer as { sign(message: Uint8Array): Uint8Array };
+  const sign = signer.sign.bind(signer);
+  signer.sign = (message) => {
+    if (armed !== undefined) armed.signNs = process.hrtime.bigint();
+    return sign(message);
   };
   const gate = killSwitchHandlers(session.risk);
   let pending: Kill | undefined;
@@ -243,7 +287,8 @@ async function run(seed: number): Promise<Trial[]> {
     ready: () => ({ ready: true, reasons: [] }),
     status: () => ({}),
     kill: (reason) => {
-      armed = pending = { deferred: !resting(session) };
+      const handledNs = process.hrtime.bigint();
+      armed = pending = { deferred: !resting(session), requestNs, handledNs };
       return gate.kill(reason);
     },
     resume: (reason) => gate.resume(reason),
@@ -263,9 +308,14 @@ async function run(seed: number): Promise<Trial[]> {
       await until('the cancel written', () => pending?.writtenNs !== undefined);
       await until('the burst applied', () => bookUpdates(session) - before >= frames);
       const drainNs = process.hrtime.bigint();
-      const { deferred, writtenNs } = pending!;
-      const ms = (ns: bigint) => Number(ns - BigInt(sentNs)) / 1e6;
-      if (t > 1) trials.push({ backlog, dispatchMs: ms(writtenNs!), drainMs: backlog ? ms(drainNs) : 0, deferred });
+      const kill = pending!;
+      const from = BigInt(sentNs);
+      const ms = (ns: bigint) => Number(ns - from) / 1e6;
+      const stamps = [kill.requestNs, kill.handledNs, kill.signNs!, kill.submitNs!, kill.writtenNs!].map(ms);
+      const stepsMs = stamps.map((at, i) => at - (i === 0 ? 0 : stamps[i - 1]!));
+      const waitedForGc = gcs.some((g) => g.endNs > from && g.startNs < kill.writtenNs!);
+      gcs.length = 0;
+      if (t > 1) trials.push({ backlog, dispatchMs: ms(kill.writtenNs!), drainMs: backlog ? ms(drainNs) : 0, deferred: kill.deferred, stepsMs, waitedForGc });
       gate.resume('preempt trial done');
     }
   } finally {
@@ -292,10 +342,13 @@ if (process.argv[2] === 'venue-side') {
   const idleP50: number[] = [];
   const drain: number[] = [];
   let used = 0;
+  /** Every trial used, for the probe's medians over all runs. */
+  const allTrials: Trial[] = [];
   let deferred = 0;
   for (let r = 0; r < RUNS; r++) {
     const all = await run(200 + r);
     const trials = all.filter((t) => !t.deferred);
+    allTrials.push(...trials);
     used += trials.length;
     deferred += all.length - trials.length;
     const dispatch = trials.filter((t) => t.backlog).map((t) => t.dispatchMs);
@@ -311,6 +364,12 @@ if (process.argv[2] === 'venue-side') {
   report(BENCH, 'cancel_dispatch_no_backlog_p99_ms', median(idleP99), 'ms');
   report(BENCH, 'cancel_dispatch_no_backlog_p50_ms', median(idleP50), 'ms');
   report(BENCH, 'backlog_drain_ms', median(drain), 'ms');
+  for (const backlog of [true, false]) {
+    const kills = allTrials.filter((t) => t.backlog === backlog);
+    const which = backlog ? 'backlog' : 'no_backlog';
+    PROBE_STEPS.forEach((step, i) => report(BENCH, `kill_${step}_${which}_p50_ms`, median(kills.map((t) => t.stepsMs[i]!)), 'ms'));
+    report(BENCH, `kills_during_gc_${which}`, kills.filter((t) => t.waitedForGc).length, 'trials');
+  }
   report(BENCH, 'backlog_frames', BACKLOG, 'frames');
   report(BENCH, 'trials', used, 'trials');
   report(BENCH, 'trials_deferred_cancel', deferred, 'trials');

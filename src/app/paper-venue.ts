@@ -6,6 +6,7 @@
 import { type Observable, share, type Subscription, tap } from 'rxjs';
 import type { LiveVenue } from '../client/venue.js';
 import type { BookUpdate } from '../core/market-data.js';
+import { journalLatencySource } from '../backtest/journal-latency.js';
 import { latency, queueModel } from '../backtest/models.js';
 import { marketConfig, type BacktestModels, type MarketDefaults } from '../backtest/replay.js';
 import { RealTime } from '../backtest/sim-time.js';
@@ -47,6 +48,7 @@ export async function paperVenue(live: LiveVenue, opts: PaperVenueOptions): Prom
   const rules = await live.markets();
   const time = new RealTime(live.clock, live.scheduler);
   const rng = new Prng(opts.seed);
+  const journal = journalLatencySource(time);
   const sim = new SimVenue({
     time,
     account: opts.account,
@@ -55,8 +57,8 @@ export async function paperVenue(live: LiveVenue, opts: PaperVenueOptions): Prom
     collateralUsd: opts.collateralUsd,
     queue: queueModel(opts.models.queue),
     feed: () => 0,
-    entry: latency(opts.models.entry, rng, 'backtest.latency.entry'),
-    response: latency(opts.models.response, rng, 'backtest.latency.response'),
+    entry: latency(opts.models.entry, rng, 'backtest.latency.entry', journal),
+    response: latency(opts.models.response, rng, 'backtest.latency.response', journal),
     logger: live.logger,
   });
   for (const [symbol, leverage] of Object.entries(opts.leverage)) sim.exchange.setLeverage(symbol, leverage);

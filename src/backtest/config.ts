@@ -2,7 +2,7 @@
 // none, the equity sampling interval and the market terms a recording may lack. Invariant: every key has a default, so
 // a daemon config without the section backtests as it is.
 
-import { literal, nullable, number, object, optional, parse, tagged, transform, withDefault, type Infer, type Schema } from '../core/schema.js';
+import { literal, nullable, number, object, optional, parse, string, tagged, transform, withDefault, type Infer, type Schema } from '../core/schema.js';
 
 const STRICT = { strict: true } as const;
 const ms = number({ min: 0, max: 3_600_000 });
@@ -13,7 +13,11 @@ const latencyVariants = {
   normal: object({ model: literal('normal'), meanMs: ms, stdMs: ms }, STRICT),
   lognormal: object({ model: literal('lognormal'), medianMs: ms, sigma: number({ min: 0, max: 10 }) }, STRICT),
 };
-const latencySchema = tagged('model', latencyVariants);
+const journalLatency = object(
+  { model: literal('journal'), path: string({ minLength: 1, maxLength: 4096 }), share: withDefault(number({ min: 0, max: 1 }), 0.5) },
+  STRICT,
+);
+const latencySchema = tagged('model', { ...latencyVariants, journal: journalLatency });
 const feedLatencySchema = tagged('model', { ...latencyVariants, recorded: object({ model: literal('recorded') }, STRICT) });
 const queueSchema = tagged('model', {
   riskAverse: object({ model: literal('riskAverse') }, STRICT),

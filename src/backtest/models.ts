@@ -2,6 +2,7 @@
 // order) and latency (feed, order entry, response). Invariants: every random draw comes from the seeded PRNG passed in,
 // so a replay is deterministic; latencies are never negative; a queue ahead never grows and never exceeds the level.
 
+import { basename } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import type { Prng } from '../venue-sim/engine/ids.js';
 
@@ -52,8 +53,35 @@ export type LatencyConfig =
   | { readonly model: 'constant'; readonly ms: number }
   | { readonly model: 'uniform'; readonly minMs: number; readonly maxMs: number }
   | { readonly model: 'normal'; readonly meanMs: number; readonly stdMs: number }
-  | { readonly model: 'lognormal'; readonly medianMs: number; readonly sigma: number };
-export type FeedLatencyConfig = LatencyConfig | { readonly model: 'recorded' };
+  | { readonly model: 'lognormal'; readonly medianMs: number; readonly sigma: number }
+  | { readonly model: 'journal'; readonly path: string; readonly share: number };
+export type FeedLatencyConfig = Exclude<LatencyConfig, { model: 'journal' }> | { readonly model: 'recorded' };
+
+/** Round trips a live session journaled, by request time: request epoch ms and round trip ms (request to answer). */
+export interface RoundTrips {
+  readonly atMs: Float64Array;
+  readonly rttMs: Float64Array;
+}
+
+/**
+ * The round trip at `nowMs`, ms: linear between the two journaled requests around it (hftbacktest's IntpOrderLatency,
+ * with the round trip in place of its exchange time), the first's or last's outside them.
+ */
+export function interpolatedRoundTripMs(r: RoundTrips, nowMs: number): number {
+  const { atMs, rttMs } = r;
+  const n = atMs.length;
+  if (nowMs <= atMs[0]!) return rttMs[0]!;
+  if (nowMs >= atMs[n - 1]!) return rttMs[n - 1]!;
+  let lo = 0;
+  let hi = n - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (atMs[mid]! <= nowMs) lo = mid;
+    else hi = mid;
+  }
+  const span = atMs[hi]! - atMs[lo]!;
+  return span > 0 ? rttMs[lo]! + ((rttMs[hi]! - rttMs[lo]!) * (nowMs - atMs[lo]!)) / span : rttMs[hi]!;
+}
 
 /** Draws latencies in ns. */
 export type Latency = () => number;
@@ -68,8 +96,17 @@ function gaussian(rng: Prng): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * uniform(rng));
 }
 
-/** Throws ConfigError (naming `key`) on a negative or non-finite parameter. */
-export function latency(c: LatencyConfig, rng: Prng, key: string): Latency {
+/** What the `journal` model reads: the replay's time, and the round trips of a journal file (throws for a bad file). */
+export interface JournalLatencySource {
+  nowMs(): number;
+  roundTrips(path: string): RoundTrips;
+}
+
+/**
+ * Throws ConfigError (naming `key`) on a negative or non-finite parameter, and for a `journal` model without a source or
+ * whose journal holds no answered batch.
+ */
+export function latency(c: LatencyConfig, rng: Prng, key: string, journal?: JournalLatencySource): Latency {
   const check = (name: string, v: number) => {
     if (!(Number.isFinite(v) && v >= 0)) throw new ConfigError(`${key}.${name}`, `must be a finite number ≥ 0, got ${v}`);
     return v;
@@ -95,10 +132,19 @@ export function latency(c: LatencyConfig, rng: Prng, key: string): Latency {
       const sigma = check('sigma', c.sigma);
       return () => Math.round(median * Math.exp(sigma * gaussian(rng)) * 1e6);
     }
+    case 'journal': {
+      const share = c.share;
+      if (!(share >= 0 && share <= 1)) throw new ConfigError(`${key}.share`, `must be from 0 to 1, got ${share}`);
+      if (journal === undefined) throw new ConfigError(`${key}.model`, 'journal latency needs the replay time (backtest only)');
+      const trips = journal.roundTrips(c.path);
+      if (trips.atMs.length === 0)
+        throw new ConfigError(`${key}.path`, `${c.path} holds no answered live batch (a daemon of this version journals answer times)`);
+      return () => Math.round(share * interpolatedRoundTripMs(trips, journal.nowMs()) * 1e6);
+    }
   }
 }
 
-export function latencyName(c: FeedLatencyConfig): string {
+export function latencyName(c: FeedLatencyConfig | LatencyConfig): string {
   switch (c.model) {
     case 'recorded':
       return 'recorded';
@@ -110,5 +156,7 @@ export function latencyName(c: FeedLatencyConfig): string {
       return `normal(${c.meanMs}ms, sd ${c.stdMs}ms)`;
     case 'lognormal':
       return `lognormal(median ${c.medianMs}ms, sigma ${c.sigma})`;
+    case 'journal':
+      return `journal(${basename(c.path)}, share ${c.share})`;
   }
 }

@@ -10,12 +10,14 @@ import type { Fill } from '../core/account-data.js';
 import { type IntentRef, type OrderEvent, TERMINAL_STATUSES } from '../core/intent.js';
 import { ConfigError } from '../core/errors.js';
 import type { MarketRules } from '../core/market-data.js';
+import type { Dialect } from '../core/types.js';
 import { createHash } from 'node:crypto';
 import { Keypair } from '../protocol/keys.js';
 import { HOUR_NS } from '../venue-sim/engine/markets.js';
 import type { MarketConfig } from '../venue-sim/engine/types.js';
 import type { Venue } from '../venue/port.js';
 import type { SimOrder } from './exchange.js';
+import { journalLatencySource } from './journal-latency.js';
 import { latency, queueModel, type FeedLatencyConfig, type LatencyConfig, type QueueModelConfig } from './models.js';
 import type { RecordedEvent, RecordedMarket } from './recording/events.js';
 import { DRAIN_ALL, DRAIN_MICROTASKS, SimVenue } from './sim-venue.js';
@@ -80,12 +82,14 @@ export interface BacktestOptions {
   defaults: MarketDefaults;
   /**
    * Starts the trading session on the simulated venue with the backtest's key (the composition root passes startTrading
-   * with the v1 dialect, deterministic signing and the config's strategies, risk and execution).
+   * with `dialect`, deterministic signing and the config's strategies, risk and execution).
    */
   startSession: (
     venue: Venue,
     key: Keypair,
   ) => Promise<{ stop(opts: { deadlineMs: number }): Promise<unknown>; execution: { events$(): Observable<OrderEvent> } }>;
+  /** The dialect the session signs (default v1; `current` runs its transactions in blocks, docs/backtest.md). */
+  dialect?: Dialect;
   collateralUsd: number;
   models: BacktestModels;
   seed: number;
@@ -193,6 +197,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   const firstNs = venueNs(first) < first.recvNs ? venueNs(first) : first.recvNs;
   const time = new VirtualTime(firstNs - 1_000_000_000n);
   const rng = new Prng(opts.seed);
+  const journal = journalLatencySource(time);
   const feedModel = opts.models.feed;
   const feed = latency(feedModel.model === 'recorded' ? { model: 'constant', ms: 0 } : feedModel, rng, 'backtest.latency.feed');
   const venue = new SimVenue({
@@ -209,10 +214,11 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     ),
     markets: opts.markets.map((m) => marketConfig(m, opts.defaults)),
     collateralUsd: opts.collateralUsd,
+    ...(opts.dialect && { dialect: opts.dialect }),
     queue: queueModel(opts.models.queue),
     feed,
-    entry: latency(opts.models.entry, rng, 'backtest.latency.entry'),
-    response: latency(opts.models.response, rng, 'backtest.latency.response'),
+    entry: latency(opts.models.entry, rng, 'backtest.latency.entry', journal),
+    response: latency(opts.models.response, rng, 'backtest.latency.response', journal),
     onOrderDone: (o) => {
       opts.sink.order(o, origins.get(o.id));
       origins.delete(o.id);
@@ -256,11 +262,13 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   let feedNs = 0;
   const sync = !(Symbol.asyncIterator in opts.events);
   for (let e: RecordedEvent | undefined = first; e !== undefined; e = sync ? (it as Iterator<RecordedEvent>).next().value : await nextEvent(it)) {
-    const v = time.rel(venueNs(e));
+    const v = e.kind === 'book' ? time.relMs(e.book.venueTimeMs) : e.kind === 'trade' ? time.relMs(e.trade.timeMs) : time.rel(e.ticker.venueTimeNs);
     const recv = time.rel(e.recvNs);
     exchangeNs = Math.max(exchangeNs, recordedFeed ? Math.min(v, recv) : v);
     feedNs = Math.max(feedNs, recordedFeed ? recv : exchangeNs + feed());
-    for (let level = time.runNext(exchangeNs); level >= 0; level = time.runNext(exchangeNs)) if (level > 0) await drain(level);
+    // Work due before the event's exchange time runs first; work due at that instant runs once the instant's recorded
+    // events have all reached the exchange (so the deltas of one instant reach the bot as one).
+    for (let level = time.runNext(exchangeNs - 1); level >= 0; level = time.runNext(exchangeNs - 1)) if (level > 0) await drain(level);
     time.advanceTo(exchangeNs);
     venue.replay(e, feedNs);
     result.lastEventNs = e.recvNs;

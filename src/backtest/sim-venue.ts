@@ -1,26 +1,34 @@
 // The simulated venue: the venue port over the simulated exchange and its time (a replay's, or real time when paper trading), so the unchanged session code trades
 // a recording. Market data reaches the bot after the feed latency, signed actions reach the exchange after the order-entry
 // latency, and answers and account updates come back after the response latency.
-// Invariants: v1 dialect; a request encoded in this process by the v1 codec is read from its encoded action (what its
-// body carries), any other is decoded with the protocol's request schema; order ids are the request's own (the
+// Invariants: v1 or current dialect; a v1 request encoded in this process by the v1 codec is read from its encoded action
+// (what its body carries), any other is decoded with the protocol's request schema, a current one from its body; current
+// transactions run in the local venue's block order (shared code, src/venue-sim/server); order ids are the request's own (the
 // protocol's derivation; no second parser); each stream (feed, account, answers) delivers in the order it was produced;
 // no socket, and no timer beyond the SimTime it is given (virtual time in a backtest, the machine's in paper trading).
 
 import { BehaviorSubject, concat, defer, EMPTY, NEVER, type Observable, of, Subject } from 'rxjs';
-import type { AccountUpdate, ClosedOrder, Fill, VenueOrder } from '../core/account-data.js';
+import type { AccountUpdate, ClosedOrder, Fill, ItemResult, VenueOrder } from '../core/account-data.js';
 import { ValidationError } from '../core/errors.js';
 import { parseJson } from '../core/json.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { BookLevel, BookUpdate, MarketRules, Ticker, Trade } from '../core/market-data.js';
 import { parse } from '../core/schema.js';
 import type { SignedRequest } from '../protocol/sign.js';
-import { requestBodySchemas } from '../protocol/v1/actions.js';
+import type { Dialect } from '../core/types.js';
+import { actionTag, parseActions, type Action } from '../protocol/current/actions.js';
+import { requestBodySchemas, type OrderItem } from '../protocol/v1/actions.js';
+import { blockOrder } from '../venue-sim/server/block.js';
+import { currentOrderItem, priorityOf, slidPrice } from '../venue-sim/server/current-items.js';
 import { encodedAction } from '../protocol/v1/codec.js';
 import type { AccountDataSource, MarketDataSource, StreamHealth, SubmitHooks, SubmitOutcome, Venue } from '../venue/port.js';
 import { SimExchange, type ExchangeOptions, type ExchangeSink, type SimOrder } from './exchange.js';
 import type { Latency } from './models.js';
 import type { RecordedEvent } from './recording/events.js';
 import type { SimTime } from './sim-time.js';
+
+/** The current actions the exchange runs (as v1 order items); trailing stops, ranges, modifies and settings it does not. */
+const EXCHANGE_ACTIONS: ReadonlySet<string> = new Set(['l', 'm', 'st', 'tp', 'cx', 'cxa']);
 
 /** How long the venue keeps an account's fills and ended orders for the queries (newest). */
 const HISTORY_LIMIT = 1000;
@@ -34,6 +42,11 @@ export interface SimVenueOptions extends Omit<ExchangeOptions, 'account'> {
   feed: Latency;
   entry: Latency;
   response: Latency;
+  /**
+   * The dialect the session signs (default v1). `current`: the actions reaching the exchange at one instant form a block,
+   * run in the local venue's order (§14: transactions shuffled by the block timestamp, then cancels, post-only, the rest).
+   */
+  dialect?: Dialect;
   /** Results: orders that ended (or were left open), and fills. */
   onOrderDone?: (order: SimOrder) => void;
   onFill?: (fill: Fill, queueAheadBase: number) => void;
@@ -98,6 +111,8 @@ export class SimVenue implements Venue {
   /** Feed delivery time of the recorded event being applied (undefined outside one: own changes draw a feed latency). */
   private currentFeedAtNs: number | undefined;
   private closed = false;
+  /** Current-dialect transactions that reached the exchange at this instant, run together as one block. */
+  private block: { actions: Action[]; ids: readonly (string | null)[]; resolve: (o: SubmitOutcome) => void }[] = [];
   /** The bot's book update queued last, while no other feed item was queued after it: a delta at its time joins it. */
   private pendingBook: PendingBook | undefined;
 
@@ -266,18 +281,69 @@ export class SimVenue implements Venue {
     this.opts.onOrderDone?.(o);
   }
 
+  /** Decodes the signed current transaction now; it joins the block of the instant it reaches the exchange (entry latency). */
+  private submitCurrent(request: SignedRequest): Promise<SubmitOutcome> {
+    let actions: Action[];
+    try {
+      actions = parseActions((parseJson(request.bodyText) as { actions?: unknown }).actions);
+    } catch (e) {
+      return invalidRequest(e);
+    }
+    const time = this.time;
+    return new Promise((resolve) => {
+      time.at(
+        time.nowRelNs + this.opts.entry(),
+        () => {
+          if (this.block.length === 0) time.at(time.nowRelNs, () => this.runBlock(), 0);
+          this.block.push({ actions, ids: request.encoded.orderIds, resolve });
+        },
+        0,
+      );
+    });
+  }
+
+  /** Runs the block of this instant in the local venue's order; each transaction's answer lists its actions in their own order. */
+  private runBlock(): void {
+    const txs = this.block;
+    this.block = [];
+    const time = this.time;
+    const nowNs = time.nowNs();
+    const results = txs.map((tx) => new Array<ItemResult>(tx.actions.length));
+    const slide = (symbol: string, isBuy: boolean, px: number) => {
+      const view = this.exchange.bookView(symbol, 1, time.nowMs());
+      const tick = this.opts.rules.find((r) => r.symbol === symbol)?.tickSizeUsd;
+      return tick === undefined ? px : slidPrice(isBuy, px, (isBuy ? view?.asks : view?.bids)?.[0]?.price, tick);
+    };
+    for (const [t, a] of blockOrder(
+      txs.map((tx) => tx.actions.map(priorityOf)),
+      nowNs,
+    )) {
+      const tx = txs[t]!;
+      const action = tx.actions[a]!;
+      const tag = actionTag(action);
+      const order = EXCHANGE_ACTIONS.has(tag) ? currentOrderItem(action, slide) : undefined;
+      results[t]![a] =
+        order === undefined
+          ? { kind: 'error', message: `${tag} is not supported by the backtest's exchange` }
+          : 'refused' in order
+            ? { kind: 'error', message: order.refused }
+            : this.exchange.submit([order.item as OrderItem], [tx.ids[a] ?? null], nowNs)[0]!;
+    }
+    txs.forEach((tx, t) => time.at(time.nowRelNs + this.opts.response(), () => tx.resolve({ outcome: 'accepted', items: results[t]! }), DRAIN_ALL));
+  }
+
   /** Decodes the signed v1 order action now; it reaches the exchange after the entry latency, its answer the bot after the response latency. */
   private submit(request: SignedRequest, hooks: SubmitHooks | undefined): Promise<SubmitOutcome> {
     hooks?.onWritten?.();
     this.requests++;
+    if (this.opts.dialect === 'current') return this.submitCurrent(request);
     let decoded: { items: Parameters<SimExchange['submit']>[0]; ids: (string | null)[] };
     try {
       const own = request.encoded === undefined ? undefined : encodedAction(request.encoded);
       const items = own?.type === 'order' ? own.orders : parse(requestBodySchemas.order, parseJson(request.bodyText), 'body').action.orders;
       decoded = { items, ids: request.encoded.orderIds };
     } catch (e) {
-      const reason = e instanceof Error ? e.message : String(e);
-      return Promise.resolve({ outcome: 'rejected', reason, httpStatus: 400, code: 'INVALID_REQUEST', retryAfterMs: undefined });
+      return invalidRequest(e);
     }
     const time = this.time;
     return new Promise((resolve) => {
@@ -291,4 +357,10 @@ export class SimVenue implements Venue {
       );
     });
   }
+}
+
+/** What the venue answers a body it cannot read: rejected, 400 INVALID_REQUEST, with the parser's message. */
+function invalidRequest(e: unknown): Promise<SubmitOutcome> {
+  const reason = e instanceof Error ? e.message : String(e);
+  return Promise.resolve({ outcome: 'rejected', reason, httpStatus: 400, code: 'INVALID_REQUEST', retryAfterMs: undefined });
 }

@@ -81,6 +81,11 @@ export class VirtualTime implements SimTime {
     return Number(epochNs - this.originNs);
   }
 
+  /** ns since originNs of an epoch-ms time (no bigint: the replay converts one a recorded event). */
+  relMs(epochMs: number): number {
+    return (epochMs - this.originMs) * 1e6 - this.originSubMs;
+  }
+
   schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delayMs = 0, state?: T): Subscription {
     return new VirtualAction<T>(this, work).schedule(state, delayMs);
   }

@@ -2,7 +2,8 @@
 // data-age (freshness) of every topic, staleness and idle watchdogs.
 // Invariants: unusable frames are counted and logged once per kind, never thrown into sinks; at most 100 topics held;
 // a topic is fresh only while its connection is open, heard from within silenceMs, and the topic is confirmed;
-// frames are routed in arrival order, none dropped or merged, in slices of at most SLICE_NS between event-loop turns.
+// frames are routed in arrival order, none dropped or merged, in slices of at most SLICE_NS between event-loop turns,
+// and none while a control command is being read (core/command-hold.ts).
 
 import {
   BehaviorSubject,
@@ -15,6 +16,7 @@ import {
 } from 'rxjs';
 import { WebSocket, type RawData } from 'ws';
 import { systemClock, type Clock } from '../core/clock.js';
+import { dataHeld } from '../core/command-hold.js';
 import { parseJson } from '../core/json.js';
 import { PerpbotError, ValidationError } from '../core/errors.js';
 import type { Dialect } from '../core/types.js';
@@ -286,10 +288,10 @@ export class WsConnection {
 
   /** Whether a frame arriving at `nowNs` may be routed at once: the slice open now (or opened by it) has time left. */
   private inSlice(nowNs: bigint): boolean {
-    if (this.sliceEndNs !== undefined) return nowNs <= this.sliceEndNs;
+    if (this.sliceEndNs !== undefined) return nowNs <= this.sliceEndNs && !dataHeld();
     this.sliceEndNs = nowNs + SLICE_NS;
     setImmediate(this.nextSliceBound);
-    return true;
+    return !dataHeld();
   }
 
   private wait(ws: WebSocket, frame: Waiting): void {
@@ -304,13 +306,14 @@ export class WsConnection {
       return;
     }
     setImmediate(this.nextSliceBound);
+    if (dataHeld()) return;
     const endNs = this.clock.nowNs() + SLICE_NS;
     this.sliceEndNs = endNs;
     do {
       const w = this.waiting.shift()!;
       if ('closed' in w) this.onClose(w.closed);
       else this.deliver(w.data, w.isBinary, w.arrivalNs);
-    } while (this.waiting.length > 0 && this.clock.nowNs() <= endNs);
+    } while (this.waiting.length > 0 && this.clock.nowNs() <= endNs && !dataHeld());
     if (this.waiting.length === 0) this.ws?.resume();
   }
 

@@ -7,6 +7,7 @@ export {
   type BatchOutcome,
   type BatchRecord,
   type BatchResolution,
+  type BatchRoundTrip,
   type BatchRow,
   type CatchUp,
   type FillRecord,

@@ -41,6 +41,12 @@ export interface BatchRecord {
   readonly atNs: bigint;
 }
 
+/** A batch's request time (journaled before it was sent) and when the venue's answer arrived, epoch ns. */
+export interface BatchRoundTrip {
+  readonly atNs: bigint;
+  readonly answeredNs: bigint;
+}
+
 /** What the venue answered (`unknown`: no answer, e.g. a timeout or a disconnect after send). */
 export type BatchOutcome = 'accepted' | 'rejected' | 'unknown';
 /** What querying the venue later showed about a batch without a definite answer. */
@@ -253,7 +259,7 @@ export class Journal {
   private readonly db: Database.Database;
   private readonly path: string;
   private readonly insertBatch: Write;
-  private readonly settle: Database.Statement<[string, string | null, number]>;
+  private readonly settle: Database.Statement<[string, string | null, string | null, number]>;
   private readonly resolve: Database.Statement<[string, string, number]>;
   private readonly insertOrder: Write;
   private readonly insertFill: Write;
@@ -305,7 +311,7 @@ export class Journal {
       `INSERT INTO batches (signer, account, nonce_ns, path, message, signature, body, order_ids, at_ns, paper)
        VALUES (@signer, @account, @nonceNs, @path, @message, @signature, @body, @orderIds, @atNs, ${paper})`,
     );
-    this.settle = statement(db, 'UPDATE batches SET outcome = ?, outcome_detail = ? WHERE id = ?');
+    this.settle = statement(db, 'UPDATE batches SET outcome = ?, outcome_detail = ?, answered_ns = ? WHERE id = ?');
     this.resolve = statement(db, 'UPDATE batches SET resolution = ?, resolution_detail = ? WHERE id = ?');
     this.insertOrder = statement(
       db,
@@ -430,12 +436,26 @@ export class Journal {
     }
   }
 
-  /** Records the venue's answer to batch `id` (committed before it returns); throws JournalError for an unknown id. */
-  settleBatch(id: number, outcome: BatchOutcome, detail?: string): void {
+  /**
+   * Records the venue's answer to batch `id` and when it arrived (epoch ns; committed before it returns); throws
+   * JournalError for an unknown id.
+   */
+  settleBatch(id: number, outcome: BatchOutcome, detail?: string, answeredNs?: bigint): void {
     this.updated(
-      this.written('settle', () => this.settle.run(outcome, detail ?? null, id)),
+      this.written('settle', () => this.settle.run(outcome, detail ?? null, answeredNs === undefined ? null : u64Text(answeredNs), id)),
       id,
     );
+  }
+
+  /** The live batches the venue answered (accepted or rejected): request and answer times, epoch ns, by request time. */
+  batchRoundTrips(): BatchRoundTrip[] {
+    return statement<[], { atNs: string; answeredNs: string }>(
+      this.db,
+      `SELECT at_ns AS atNs, answered_ns AS answeredNs FROM batches
+       WHERE answered_ns IS NOT NULL AND outcome IN ('accepted', 'rejected') AND paper = 0 ORDER BY at_ns, id`,
+    )
+      .all()
+      .map((r) => ({ atNs: BigInt(r.atNs), answeredNs: BigInt(r.answeredNs) }));
   }
 
   /** Records what the venue showed about batch `id` (committed before it returns); any resolution ends its unresolved state. */

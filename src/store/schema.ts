@@ -130,6 +130,8 @@ export const MIGRATIONS: readonly string[] = [
   `ALTER TABLE order_events ADD COLUMN intent_seq INTEGER;
    ALTER TABLE order_events ADD COLUMN intent_leg INTEGER;
    ALTER TABLE order_events ADD COLUMN intent_data_ms REAL;`,
+  // When the venue's answer to a batch arrived (its request time is at_ns): the backtest's journal latency model.
+  `ALTER TABLE batches ADD COLUMN answered_ns TEXT;`,
 ];
 
 /** The schema version this build writes. */

@@ -2,9 +2,10 @@
 // Invariants: loopback by default; the token is compared in constant time; without a token the POST endpoints are disabled;
 // /status answers only loopback peers or holders of the token.
 
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { holdData } from '../core/command-hold.js';
 import { stringifyJson } from '../core/json.js';
 
 /** The port the daemon serves on unless configured (ops/prometheus/prometheus.yml scrapes it). */
@@ -52,14 +53,20 @@ function json(status: number, value: unknown, headers?: Record<string, string>):
   return { status, type: 'application/json; charset=utf-8', body: stringifyJson(value ?? null), ...(headers && { headers }) };
 }
 
-function sha256(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
+/**
+ * Constant-time check of an `Authorization: Bearer <token>` header: the comparison always runs over the token's length
+ * (a presented value of another length is compared with the token itself, then refused), with no hash on the kill's path.
+ */
+function authorized(header: string | undefined, token: Buffer): boolean {
+  const presented = Buffer.from(header?.startsWith('Bearer ') ? header.slice('Bearer '.length) : '', 'utf8');
+  const sameLength = presented.length === token.length;
+  return timingSafeEqual(sameLength ? presented : token, token) && sameLength;
 }
 
-/** Constant-time check of an `Authorization: Bearer <token>` header (hashing makes lengths equal). */
-function authorized(header: string | undefined, token: string): boolean {
-  const presented = header?.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
-  return timingSafeEqual(sha256(presented), sha256(token));
+/** The path of an origin-form request target, its query dropped (no URL parse on the kill's path). */
+function pathOf(target: string): string {
+  const query = target.indexOf('?');
+  return query < 0 ? target : target.slice(0, query);
 }
 
 /** True for a peer on this host: 127.0.0.0/8, ::1, or either written as an IPv4-mapped IPv6 address. */
@@ -71,12 +78,25 @@ export function isLoopback(address: string | undefined): boolean {
 
 /** /status (positions, orders, PnL) answers a loopback peer, or any peer presenting the control token. */
 export function mayReadStatus(remoteAddress: string | undefined, authorization: string | undefined, token: string): boolean {
-  return isLoopback(remoteAddress) || (token !== '' && authorized(authorization, token));
+  return isLoopback(remoteAddress) || (token !== '' && authorized(authorization, Buffer.from(token, 'utf8')));
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/**
+ * The request's body: taken from the request's buffer once the parser pushed all the bytes Content-Length declares (a
+ * kill in one packet: no stream events between its arrival and its action), else collected from the stream.
+ */
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const tooBig = () => new HttpError(413, `body over ${MAX_BODY_BYTES} bytes`);
-  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.reject(tooBig());
+  const declared = req.headers['content-length'];
+  const length = Number(declared ?? 0);
+  if (length > MAX_BODY_BYTES) throw tooBig();
+  // The request event comes with the head; the parser pushes the rest of the packet before this continues.
+  await undefined;
+  if (declared !== undefined && req.readableLength === length) return (req.read() as Buffer | null) ?? Buffer.alloc(0);
+  return streamBody(req, tooBig);
+}
+
+function streamBody(req: IncomingMessage, tooBig: () => HttpError): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -112,10 +132,11 @@ async function readReason(req: IncomingMessage): Promise<string> {
 /** Starts listening; rejects when the address cannot be bound. */
 export function startControlServer(opts: ControlServerOptions): Promise<ControlServer> {
   const token = opts.token ?? '';
+  const tokenBytes = Buffer.from(token, 'utf8');
 
   const control = async (req: IncomingMessage, action: (reason: string) => unknown): Promise<Reply> => {
     if (token === '') return json(403, { error: 'control endpoints are disabled: set telemetry.token in the config to enable them' });
-    if (!authorized(req.headers.authorization, token)) {
+    if (!authorized(req.headers.authorization, tokenBytes)) {
       opts.logger?.warn({ path: req.url, remote: req.socket.remoteAddress }, 'control request refused: missing or wrong token');
       return json(401, { error: 'missing or wrong bearer token' }, { 'WWW-Authenticate': 'Bearer' });
     }
@@ -149,7 +170,7 @@ export function startControlServer(opts: ControlServerOptions): Promise<ControlS
 
   const answer = async (req: IncomingMessage): Promise<Reply> => {
     try {
-      const route = routes[new URL(req.url ?? '/', 'http://localhost').pathname];
+      const route = routes[pathOf(req.url ?? '/')];
       if (!route) return json(404, { error: 'not found' });
       const allowed = route.method === 'GET' ? ['GET', 'HEAD'] : ['POST'];
       if (!allowed.includes(req.method ?? '')) return json(405, { error: 'method not allowed' }, { Allow: allowed.join(', ') });
@@ -171,7 +192,19 @@ export function startControlServer(opts: ControlServerOptions): Promise<ControlS
     res.end(reply.body);
   };
 
-  const server = createServer((req, res) => void answer(req).then((reply) => send(res, reply)));
+  // A new connection may carry a command (a kill): market data waits while it is read (core/command-hold.ts). A read
+  // (GET, HEAD) lets it go on at once; a command, once answered.
+  const holds = new WeakMap<Socket, () => void>();
+  const server = createServer((req, res) => {
+    const release = holds.get(req.socket);
+    if (release) req.method === 'POST' ? res.once('close', release) : release();
+    void answer(req).then((reply) => send(res, reply));
+  });
+  server.on('connection', (socket) => {
+    const release = holdData();
+    holds.set(socket, release);
+    socket.once('close', release);
+  });
 
   return new Promise((resolve, reject) => {
     server.once('error', reject);

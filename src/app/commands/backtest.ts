@@ -13,7 +13,6 @@ import { readRecording } from '../../backtest/recording/reader.js';
 import { type BacktestOptions, runBacktest, singleAccount } from '../../backtest/replay.js';
 import { ResultsWriter, type Summary } from '../../backtest/results.js';
 import { unverifiedSigner } from '../../backtest/signer.js';
-import { ConfigError } from '../../core/errors.js';
 import { fromBacktest, renderReport } from '../../report/index.js';
 import { MemoryNonceStore } from '../../protocol/nonce.js';
 import { parseCommand, required, seedOf } from '../args.js';
@@ -99,11 +98,10 @@ export async function backtest(argv: string[], out: (line: string) => void, open
 }
 
 /**
- * The daemon config's backtest checks and figures: the v1 dialect and one account (ConfigError otherwise), that
+ * The daemon config's backtest checks and figures: one account (ConfigError otherwise, from singleAccount), that
  * account's starting collateral (faucetUsd, else backtest.collateralUsd), and the names of the models.
  */
 export function backtestSetup(config: DaemonConfig): { collateralUsd: number; models: Record<string, string> } {
-  if (config.venue.dialect !== 'v1') throw new ConfigError('venue.dialect', 'a backtest simulates the v1 dialect');
   const accountName = singleAccount(config.strategies);
   const bt = config.backtest;
   return {
@@ -121,14 +119,14 @@ export function backtestSetup(config: DaemonConfig): { collateralUsd: number; mo
 export function backtestOptions(
   config: DaemonConfig,
   strategies: readonly LoadedStrategy[],
-): Pick<BacktestOptions, 'startSession' | 'models' | 'defaults' | 'equityIntervalMs'> {
+): Pick<BacktestOptions, 'startSession' | 'dialect' | 'models' | 'defaults' | 'equityIntervalMs'> {
   const bt = config.backtest;
   return {
     startSession: (venue, key) =>
       startTrading({
         venue,
         key,
-        dialect: 'v1',
+        dialect: config.venue.dialect,
         network: config.venue.network,
         nonceStore: new MemoryNonceStore(),
         strategies,
@@ -136,6 +134,7 @@ export function backtestOptions(
         execution: { maxBatchItems: config.execution.maxBatchItems },
         signer: unverifiedSigner(key.publicKey),
       }),
+    dialect: config.venue.dialect,
     models: { queue: bt.queue, feed: bt.latency.feed, entry: bt.latency.entry, response: bt.latency.response },
     defaults: { makerFeeRate: bt.makerFeeRate, takerFeeRate: bt.takerFeeRate, fundingIntervalMs: bt.fundingIntervalMs },
     equityIntervalMs: bt.equityIntervalMs,

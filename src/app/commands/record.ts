@@ -9,14 +9,14 @@ import { symbolSchema } from '../../core/types.js';
 import { safeParse } from '../../core/schema.js';
 import { RECORDING_FORMAT_VERSION, type RecordingHeader } from '../../backtest/recording/events.js';
 import { recordMarketData } from '../../backtest/recording/recorder.js';
-import { writeSyntheticRecording } from '../../backtest/recording/synthetic.js';
+import { DENSE_FLOW, type SyntheticFlow, writeSyntheticRecording } from '../../backtest/recording/synthetic.js';
 import { LIVE_FLUSH_INTERVAL_MS, RecordingWriter } from '../../backtest/recording/writer.js';
 import { loadDaemonConfig } from '../config/index.js';
 import { durationMs, parseCommand, required, UsageError } from '../args.js';
 import { venueOf, type VenueTarget } from './connection.js';
 
 export const recordHelp = `perpbot record --out FILE [--symbols SYM,...] [--duration D] [--config FILE | venue options]
-perpbot record --synthetic --out FILE --duration D [--seed N] [--symbols SYM,...] [--start TIME]
+perpbot record --synthetic --out FILE --duration D [--seed N] [--symbols SYM,...] [--start TIME] [--flow dense | MS,MAKERS,LEVELS]
 
 Records a venue's market streams (book snapshots and deltas, trades, tickers with mark price and
 funding rate), each with its local receive time in ns, to FILE (format: docs/recording.md), until
@@ -32,7 +32,10 @@ in virtual time instead (no network, no waiting): a seed and duration always giv
   --dialect D      v1 or current (default v1)
   --network N      mainnet, testnet or devnet (default testnet)
   --seed N         synthetic: seed of the market flow (default 1)
-  --start TIME     synthetic: virtual start, an ISO time (default 2026-01-01T00:00:00Z)`;
+  --start TIME     synthetic: virtual start, an ISO time (default 2026-01-01T00:00:00Z)
+  --flow F         synthetic: how busy the market is: MS,MAKERS,LEVELS (a flow round every MS ms, MAKERS
+                   liquidity providers a market quoting LEVELS levels a side; default 250,2,5: about 90 events
+                   a second a market), or dense (25,4,10: about 3 300, a busy perpetual market's book feed)`;
 
 const OPTIONS = {
   out: { type: 'string' },
@@ -46,6 +49,7 @@ const OPTIONS = {
   synthetic: { type: 'boolean' },
   seed: { type: 'string' },
   start: { type: 'string' },
+  flow: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -66,6 +70,15 @@ function durationOf(text: string | undefined): number | undefined {
   return ms;
 }
 
+function flowOf(text: string | undefined): SyntheticFlow | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'dense') return DENSE_FLOW;
+  const parts = text.split(',').map(Number);
+  if (parts.length !== 3 || !parts.every((n) => Number.isInteger(n) && n >= 1))
+    throw new UsageError(`--flow must be dense or MS,MAKERS,LEVELS (three positive integers, e.g. 250,2,5); got ${JSON.stringify(text)}`);
+  return { intervalMs: parts[0]!, makers: parts[1]!, levels: parts[2]! };
+}
+
 function seconds(ms: number): string {
   return (ms / 1000).toFixed(1);
 }
@@ -83,9 +96,9 @@ export async function record(argv: string[], out: (line: string) => void): Promi
     for (const o of ['config', 'url', 'ws-url', 'dialect', 'network'] as const)
       if (values[o] !== undefined) throw new UsageError(`--${o} does not apply to --synthetic (it records no venue)`);
     if (duration === undefined) throw new UsageError('--synthetic needs --duration');
-    return synthetic(file, { symbols, duration, seed: values.seed, start: values.start }, out);
+    return synthetic(file, { symbols, duration, seed: values.seed, start: values.start, flow: flowOf(values.flow) }, out);
   }
-  for (const o of ['seed', 'start'] as const) if (values[o] !== undefined) throw new UsageError(`--${o} applies only to --synthetic`);
+  for (const o of ['seed', 'start', 'flow'] as const) if (values[o] !== undefined) throw new UsageError(`--${o} applies only to --synthetic`);
   return live(file, targetOf(values), symbols, duration, out);
 }
 
@@ -103,7 +116,7 @@ function targetOf(values: { config?: string; url?: string; 'ws-url'?: string; di
 
 async function synthetic(
   path: string,
-  o: { symbols: string[] | undefined; duration: number; seed: string | undefined; start: string | undefined },
+  o: { symbols: string[] | undefined; duration: number; seed: string | undefined; start: string | undefined; flow: SyntheticFlow | undefined },
   out: (line: string) => void,
 ): Promise<number> {
   const seed = o.seed === undefined ? 1 : Number(o.seed);
@@ -118,6 +131,7 @@ async function synthetic(
     durationMs: o.duration,
     ...(o.symbols && { symbols: o.symbols }),
     ...(startTimeMs !== undefined && { startTimeMs }),
+    ...(o.flow && { flow: o.flow }),
   });
   const wallMs = performance.now() - started;
   out(

@@ -2,6 +2,8 @@
 // Invariants: every problem of a file, its strategies and its key files is reported at once (ConfigErrors with key paths and lines) before anything connects; returned paths are absolute.
 
 import { dirname, resolve } from 'node:path';
+import type { BacktestConfig } from '../../backtest/config.js';
+import type { LatencyConfig } from '../../backtest/models.js';
 import { ConfigError, ConfigErrors, type ValidationError } from '../../core/errors.js';
 import { loadStrategies, StrategyLoadError, type LoadedStrategy, type StrategyModuleSpec } from '../../strategy/loader.js';
 import { readConfigFile, readYamlDocument, validateYaml, type YamlDocument } from '../yaml-config.js';
@@ -20,11 +22,17 @@ function isPath(module: string): boolean {
   return /[\\/]/.test(module) && !module.startsWith('file:');
 }
 
+function withJournalPaths(l: BacktestConfig['latency'], baseDir: string): BacktestConfig['latency'] {
+  const abs = (m: LatencyConfig): LatencyConfig => (m.model === 'journal' ? { ...m, path: resolve(baseDir, m.path) } : m);
+  return { ...l, entry: abs(l.entry), response: abs(l.response) };
+}
+
 function withAbsolutePaths(c: DaemonConfig, baseDir: string): DaemonConfig {
   return {
     ...c,
     journal: { ...c.journal, path: resolve(baseDir, c.journal.path) },
     record: c.record && { ...c.record, out: resolve(baseDir, c.record.out) },
+    backtest: { ...c.backtest, latency: withJournalPaths(c.backtest.latency, baseDir) },
     accounts: c.accounts.map((a) => (a.keyFile === undefined ? a : { ...a, keyFile: resolve(baseDir, a.keyFile) })),
     strategies: c.strategies.map((s) => (isPath(s.module) ? { ...s, module: resolve(baseDir, s.module) } : s)),
   };

@@ -57,7 +57,7 @@ export function journalingSubmitter(journal: Journal, account: string, clock: Cl
       const outcome = await inner.submit(request, hooks);
       if (id !== undefined) {
         try {
-          journal.settleBatch(id, outcome.outcome, outcome.outcome === 'accepted' ? undefined : outcome.reason);
+          journal.settleBatch(id, outcome.outcome, outcome.outcome === 'accepted' ? undefined : outcome.reason, clock.nowNs());
         } catch {
           // Reported by the journal; the row stays unresolved and the next start resolves it against the venue.
         }

@@ -37,6 +37,8 @@ export interface RecordingHeader {
   readonly startTimeMs: number;
   /** The seed of a synthetic recording's market flow; absent from a live one. */
   readonly seed?: number;
+  /** A synthetic recording's flow when it is not the local venue's default (round interval ms, providers, levels a side). */
+  readonly flow?: { readonly intervalMs: number; readonly makers: number; readonly levels: number };
 }
 
 /** An open recording: the header, read at once, and its events, read lazily. */

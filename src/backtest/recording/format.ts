@@ -95,6 +95,13 @@ const headerSchema = object({
   markets: array(marketSchema, { minLength: 1, maxLength: 10_000 }),
   startTimeMs: number({ integer: true, min: 0 }),
   seed: optional(number({ integer: true, min: 0, max: 2 ** 32 - 1 })),
+  flow: optional(
+    object({
+      intervalMs: number({ integer: true, min: 1, max: 60_000 }),
+      makers: number({ integer: true, min: 1, max: 100 }),
+      levels: number({ integer: true, min: 1, max: 100 }),
+    }),
+  ),
 });
 
 /**

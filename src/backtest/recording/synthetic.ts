@@ -30,7 +30,27 @@ export interface SyntheticOptions {
   readonly startTimeMs?: number;
   /** Markets to list and record (the local venue's defaults). Default all of them. */
   readonly symbols?: readonly string[];
+  /** The market flow's density (default: the local venue's, about 90 events a second a market). */
+  readonly flow?: SyntheticFlow;
 }
+
+/**
+ * How busy the synthetic market is: a flow round (each liquidity provider requotes with probability 1/2, a taker may
+ * trade) every `intervalMs`, `makers` providers a market quoting `levels` price levels a side.
+ */
+export interface SyntheticFlow {
+  readonly intervalMs: number;
+  readonly makers: number;
+  readonly levels: number;
+}
+
+/** The local venue's flow: a round every 250 ms, 2 providers of 5 levels (about 90 events a second a market). */
+export const DEFAULT_FLOW: SyntheticFlow = { intervalMs: 250, makers: 2, levels: 5 };
+/**
+ * A flow as dense as a busy perpetual market's book feed: a round every 25 ms, 4 providers of 10 levels (about 3 300
+ * book level changes a second a market).
+ */
+export const DENSE_FLOW: SyntheticFlow = { intervalMs: 25, makers: 4, levels: 10 };
 
 export interface SyntheticRecording {
   readonly header: RecordingHeader;
@@ -51,6 +71,12 @@ export function syntheticRecording(opts: SyntheticOptions): SyntheticRecording {
     return m;
   });
   const startTimeMs = opts.startTimeMs ?? SYNTHETIC_START_MS;
+  const flow = opts.flow ?? DEFAULT_FLOW;
+  if (!(Number.isInteger(flow.intervalMs) && flow.intervalMs >= 1 && flow.intervalMs <= 60_000))
+    throw new ConfigError('flow.intervalMs', `must be an integer from 1 to 60000 ms, got ${flow.intervalMs}`);
+  for (const key of ['makers', 'levels'] as const)
+    if (!(Number.isInteger(flow[key]) && flow[key] >= 1 && flow[key] <= 100))
+      throw new ConfigError(`flow.${key}`, `must be an integer from 1 to 100, got ${flow[key]}`);
   const header: RecordingHeader = {
     formatVersion: RECORDING_FORMAT_VERSION,
     venue: 'synthetic',
@@ -68,6 +94,7 @@ export function syntheticRecording(opts: SyntheticOptions): SyntheticRecording {
     })),
     startTimeMs,
     seed: opts.seed,
+    ...(opts.flow !== undefined && { flow: { intervalMs: flow.intervalMs, makers: flow.makers, levels: flow.levels } }),
   };
   return {
     header,
@@ -77,6 +104,7 @@ export function syntheticRecording(opts: SyntheticOptions): SyntheticRecording {
         opts.seed,
         startTimeMs,
         opts.durationMs,
+        flow,
       ),
   };
 }
@@ -97,7 +125,7 @@ export async function writeSyntheticRecording(path: string, opts: SyntheticOptio
   return { events: writer.events, bytes: writer.bytes };
 }
 
-function* run(symbols: readonly string[], seed: number, startTimeMs: number, durationMs: number): IterableIterator<RecordedEvent> {
+function* run(symbols: readonly string[], seed: number, startTimeMs: number, durationMs: number, flow: SyntheticFlow): IterableIterator<RecordedEvent> {
   const startNs = BigInt(startTimeMs) * NS_PER_MS;
   const clock = new ManualClock(startNs);
   const engine = new Engine({ markets: symbols.map((s) => DEFAULT_MARKETS.find((m) => m.symbol === s)!), seed, clock });
@@ -119,7 +147,9 @@ function* run(symbols: readonly string[], seed: number, startTimeMs: number, dur
     },
   };
   streams.attach(sink);
-  const schedule = venueSchedule(engine, streams, new MarketFlow(engine, { seed }));
+  const schedule = venueSchedule(engine, streams, new MarketFlow(engine, { seed, makers: flow.makers, levels: flow.levels }), {
+    flowIntervalMs: flow.intervalMs,
+  });
   schedule.publish();
   for (const key of keys) {
     for (const text of streams.initial(key)) {

@@ -6,17 +6,17 @@ import type { Clock } from '../../core/clock.js';
 import { ValidationError } from '../../core/errors.js';
 import { object, parse, custom, u64 } from '../../core/schema.js';
 import type { Network } from '../../core/types.js';
-import { actionBody, actionTag, parseActions, tifIndex, type Action } from '../../protocol/current/actions.js';
+import { actionBody, actionTag, parseActions, type Action } from '../../protocol/current/actions.js';
 import { createCurrentCodec, currentCodec } from '../../protocol/current/codec.js';
 import { SIGN_MODES, type DialectCodec, type SignMode } from '../../protocol/dialect.js';
 import { selectSchema } from '../../protocol/current/serialize.js';
 import { publicKey32 } from '../../protocol/pubkey.js';
 import { signatureSchema } from '../../protocol/v1/actions.js';
-import { roundToStep } from '../decimals.js';
 import type { EngineEvent, ItemStatus, OrderActionItem } from '../engine/index.js';
 import type { Basket, ContingentBook, Held } from './contingent.js';
 import type { AuthDeps } from './auth.js';
-import { blockOrder, type Priority } from './block.js';
+import { blockOrder } from './block.js';
+import { currentOrderItem, priorityOf, slidPrice } from './current-items.js';
 import { currentAgentStatus, currentItemStatus, currentLeverageStatuses } from './current-wire.js';
 
 /** One block as run: its timestamp (also the shuffle's seed), the transactions in arrival order and the execution order. */
@@ -66,11 +66,6 @@ interface Transaction {
   readonly done: (text: string) => void;
 }
 
-const TIF_TEXT = ['GTC', 'IOC', 'ALO'] as const;
-const ALO_SLIDE = 3;
-const ALO_JOIN = 4;
-const SETTINGS: ReadonlySet<string> = new Set(['faucet', 'agentWalletCreation', 'updateUserSettings']);
-
 /** True when the parsed JSON body of POST /order is a current-generation envelope (it has `actions`). */
 export function isCurrentEnvelope(json: unknown): boolean {
   return typeof json === 'object' && json !== null && Object.hasOwn(json, 'actions');
@@ -78,17 +73,6 @@ export function isCurrentEnvelope(json: unknown): boolean {
 
 function answer(status: 'ok' | 'error', statuses: unknown[]): string {
   return JSON.stringify({ status, response: { type: 'order', data: { statuses } } });
-}
-
-function priorityOf(a: Action): Priority {
-  const tag = actionTag(a);
-  if (SETTINGS.has(tag)) return 0;
-  if (tag === 'cx' || tag === 'cxa') return 1;
-  if (tag === 'l') {
-    const tif = tifIndex(actionBody(a, 'l').tif);
-    if (tif === 2 || tif === ALO_SLIDE || tif === ALO_JOIN) return 2;
-  }
-  return 3;
 }
 
 const V4_CODEC = createCurrentCodec({ maxSchema: 4 });
@@ -236,59 +220,32 @@ export class CurrentOrderApi {
     const { engine } = this.opts;
     const one = (item: OrderActionItem) => engine.applyOrderAction(account, [item], { ids: [id], nonce }).statuses;
     const tag = actionTag(action);
+    if (tag === 'cx') {
+      const basket = this.held.cancel(account, actionBody(action, 'cx').oid);
+      if (basket !== undefined) {
+        this.opts.onBasketUpdate(basket, 'cancelled');
+        return [{ cancelled: { oid: basket.id } }];
+      }
+    }
+    const baskets =
+      tag === 'cxa'
+        ? this.held.cancelAll(account, actionBody(action, 'cxa').c).map((b) => {
+            this.opts.onBasketUpdate(b, 'cancelled');
+            return { cancelled: { oid: b.id } };
+          })
+        : [];
+    const order = currentOrderItem(action, (symbol, isBuy, px) => this.slide(symbol, isBuy, px));
+    if (order !== undefined && 'refused' in order) return [{ rejectedInvalid: { oid: id, reason: order.refused } }];
+    if (order !== undefined) {
+      const statuses = one(order.item);
+      if ('cancel' in order.item) {
+        const { c, oid } = order.item.cancel;
+        for (const s of statuses) if ('error' in s) this.opts.onCancelRejected(account, c, oid, s.error.message);
+        return statuses.map((s) => currentItemStatus(s, true, oid));
+      }
+      return [...baskets, ...statuses.map((s: ItemStatus) => currentItemStatus(s, order.isBuy))];
+    }
     switch (tag) {
-      case 'l': {
-        const l = actionBody(action, 'l');
-        const refused = l.i ? 'isolated margin (i) is not supported by the local venue' : undefined;
-        if (refused !== undefined) return [{ rejectedInvalid: { oid: id, reason: refused } }];
-        const tif = tifIndex(l.tif);
-        if (tif === ALO_JOIN)
-          return [{ rejectedInvalid: { oid: id, reason: 'ALO_JOIN is not supported: its semantics are unconfirmed (venue-protocol §14)' } }];
-        const px = tif === ALO_SLIDE ? this.slide(l.c, l.b, Number(l.px)) : Number(l.px);
-        const order = { c: l.c, b: l.b, px, sz: Number(l.sz), r: l.r, t: { limit: { tif: TIF_TEXT[tif === ALO_SLIDE ? 2 : tif]! } } };
-        return one({ order }).map((s) => currentItemStatus(s, l.b));
-      }
-      case 'm': {
-        const m = actionBody(action, 'm');
-        if (m.i) return [{ rejectedInvalid: { oid: id, reason: 'isolated margin (i) is not supported by the local venue' } }];
-        const order = { c: m.c, b: m.b, px: 0, sz: Number(m.sz), r: m.r, t: { trigger: { is_market: true, triggerPx: 0 } } };
-        return one({ order }).map((s) => currentItemStatus(s, m.b));
-      }
-      case 'st':
-      case 'tp': {
-        const c = actionBody(action, tag);
-        if (c.i) return [{ rejectedInvalid: { oid: id, reason: 'isolated margin (i) is not supported by the local venue' } }];
-        // Inferred, not documented (venue-protocol §4.2): a stop closes the side that loses when the price crosses
-        // `tr` in direction `d` (at or above: a short, so it buys), a take-profit the side that gains; both reduce only.
-        const isBuy = tag === 'st' ? c.d : !c.d;
-        const market = c.lim == null;
-        const order = {
-          c: c.c,
-          b: isBuy,
-          px: market ? 0 : Number(c.lim),
-          sz: Number(c.sz),
-          r: true,
-          t: { trigger: { is_market: market, triggerPx: Number(c.tr), takeProfit: tag === 'tp' } },
-        };
-        return one({ order }).map((s) => currentItemStatus(s, isBuy));
-      }
-      // `trl.b` and `rng.d` name the position protected (true: a long, so the order sells): stated for `rng.d`
-      // (venue-protocol §4.2), inferred for `trl.b` ("protected side"); both run reduce-only, as market orders when fired.
-      case 'trl': {
-        const t = actionBody(action, tag);
-        const refused = this.conditionalRefusal(action, tag);
-        if (refused !== undefined) return [{ rejectedInvalid: { oid: id, reason: refused } }];
-        const order = { c: t.c, b: !t.b, px: 0, sz: Number(t.sz), r: true, t: { trigger: { is_market: true, triggerPx: 0, trailBps: t.trb, stepBps: t.stb } } };
-        return one({ order }).map((s) => currentItemStatus(s, !t.b));
-      }
-      case 'rng': {
-        const r = actionBody(action, tag);
-        const refused = this.conditionalRefusal(action, tag);
-        if (refused !== undefined) return [{ rejectedInvalid: { oid: id, reason: refused } }];
-        const trigger = { is_market: true, triggerPx: Number(r.pmin), highPx: Number(r.pmax) };
-        const order = { c: r.c, b: !r.d, px: 0, sz: Number(r.sz), r: true, t: { trigger } };
-        return one({ order }).map((s) => currentItemStatus(s, !r.d));
-      }
       case 'trig': {
         const t = actionBody(action, 'trig');
         if (id === undefined || engine.marketInfo(t.c) === undefined) return [{ rejectedInvalid: { oid: id, reason: `unknown symbol ${t.c}` } }];
@@ -317,29 +274,10 @@ export class CurrentOrderApi {
         }
         return statuses;
       }
-      case 'cx': {
-        const cx = actionBody(action, 'cx');
-        const basket = this.held.cancel(account, cx.oid);
-        if (basket !== undefined) {
-          this.opts.onBasketUpdate(basket, 'cancelled');
-          return [{ cancelled: { oid: basket.id } }];
-        }
-        const statuses = one({ cancel: { c: cx.c, oid: cx.oid } });
-        for (const s of statuses) if ('error' in s) this.opts.onCancelRejected(account, cx.c, cx.oid, s.error.message);
-        return statuses.map((s) => currentItemStatus(s, true, cx.oid));
-      }
       case 'mod': {
         const mod = actionBody(action, 'mod');
         const resting = engine.openOrders(account).find((o) => o.orderId === mod.oid);
         return one({ modify: { c: mod.c, oid: mod.oid, sz: Number(mod.sz) } }).map((s) => currentItemStatus(s, resting?.isBuy ?? true));
-      }
-      case 'cxa': {
-        const symbols = actionBody(action, 'cxa').c;
-        const baskets = this.held.cancelAll(account, symbols).map((b) => {
-          this.opts.onBasketUpdate(b, 'cancelled');
-          return { cancelled: { oid: b.id } };
-        });
-        return [...baskets, ...one({ cancelAll: { c: symbols } }).map((s: ItemStatus) => currentItemStatus(s, true))];
       }
       case 'faucet': {
         const f = actionBody(action, 'faucet');
@@ -380,28 +318,12 @@ export class CurrentOrderApi {
     }
   }
 
-  /** Why the local venue cannot run this trailing stop or range as sent, or undefined. */
-  private conditionalRefusal(action: Action, tag: 'trl' | 'rng'): string | undefined {
-    const body = actionBody(action, tag);
-    if (body.i) return 'isolated margin (i) is not supported by the local venue';
-    if (tag === 'trl' && actionBody(action, tag).lim != null) return 'a trailing stop with a limit (lim) is not supported by the local venue';
-    if (tag === 'rng') {
-      const r = actionBody(action, tag);
-      if (r.lmin != null || r.lmax != null) return 'range limits (lmin, lmax) are not supported by the local venue: both legs fire as market orders';
-    }
-    return undefined;
-  }
-
   /** ALO_SLIDE (§14): a post-only price that would cross is moved one tick behind the opposite best price. */
   private slide(symbol: string, isBuy: boolean, px: number): number {
     const { engine } = this.opts;
     const market = engine.marketInfo(symbol);
     const book = engine.book(symbol, 1);
     if (!market || !book) return px;
-    const best = (isBuy ? book.asks : book.bids)[0]?.px;
-    if (best === undefined) return px;
-    if (isBuy && px >= best) return roundToStep(best - market.tickSize, market.tickSize);
-    if (!isBuy && px <= best) return roundToStep(best + market.tickSize, market.tickSize);
-    return px;
+    return slidPrice(isBuy, px, (isBuy ? book.asks : book.bids)[0]?.px, market.tickSize);
   }
 }

@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { WsConnection } from '../../../src/client/ws-connection.js';
+import { holdData } from '../../../src/core/command-hold.js';
 import type { StreamMessage } from '../../../src/protocol/v1/stream.js';
 import { until } from '../../support/until.js';
 
@@ -107,5 +108,38 @@ describe('WsConnection: a backlog of frames read at once', () => {
     await until(() => seenAtClose !== undefined, 'the close', 30_000);
     expect(seenAtClose).toBe(n);
     expect(c.stats.messages).toBe(n);
+  }, 40_000);
+
+  it('routes no frame while a command holds data back (core/command-hold.ts), then the rest in order', async () => {
+    const n = 5_000;
+    const s = await burstServer(backlog(n), 'stay');
+    server = s.server;
+    const seen: number[] = [];
+    let release: (() => void) | undefined;
+    let routedWhileHeld = 0;
+    const c = new WsConnection({ url: s.url, idleTimeoutMs: 60_000 });
+    conn = c;
+    c.subscribe({ type: 'l2Delta', symbol: SYMBOL }, (m: StreamMessage) => {
+      if (m.type !== 'l2Delta') return;
+      if (release) routedWhileHeld++;
+      seen.push(Number(m.data.book.timestamp) - TS0);
+      busy(WORK_US);
+      if (seen.length === 100) {
+        const r = holdData();
+        release = r;
+        // Three timer turns with the hold on (well within HOLD_MAX_MS of routing): none of them routes a frame.
+        setTimeout(() =>
+          setTimeout(() =>
+            setTimeout(() => {
+              release = undefined;
+              r();
+            }),
+          ),
+        );
+      }
+    });
+    await until(() => seen.length === n, `${n} frames`, 30_000);
+    expect(routedWhileHeld).toBe(0);
+    expect(seen).toEqual(Array.from({ length: n }, (_, i) => i));
   }, 40_000);
 });

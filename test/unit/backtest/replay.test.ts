@@ -1,7 +1,10 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EMPTY } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { BookUpdate } from '../../../src/core/market-data.js';
+import type { RecordedEvent } from '../../../src/backtest/recording/events.js';
 import { startTrading, type TradingSession } from '../../../src/app/trading.js';
 import { runBacktest } from '../../../src/backtest/replay.js';
 import { ResultsWriter } from '../../../src/backtest/results.js';
@@ -14,7 +17,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function run(seed: number, risk?: Parameters<typeof startTrading>[0]['risk']) {
+async function run(seed: number, risk?: Parameters<typeof startTrading>[0]['risk'], dialect: 'v1' | 'current' = 'v1') {
   const dir = mkdtempSync(join(tmpdir(), 'perpbot-bt-'));
   dirs.push(dir);
   const strategies = await loadStrategies([
@@ -26,11 +29,12 @@ async function run(seed: number, risk?: Parameters<typeof startTrading>[0]['risk
     events: syntheticEvents({ seed: 1, count: 6_000 }),
     markets: [SYNTHETIC_MARKET],
     defaults: { makerFeeRate: 0, takerFeeRate: 0, fundingIntervalMs: 3_600_000 },
+    dialect,
     startSession: async (venue, key) =>
       (session = await startTrading({
         venue,
         key,
-        dialect: 'v1',
+        dialect,
         network: 'mainnet',
         nonceStore: new MemoryNonceStore(),
         strategies,
@@ -77,6 +81,15 @@ describe('runBacktest', () => {
     expect(files(c.dir)['orders.csv']).not.toEqual(files(a.dir)['orders.csv']);
   }, 120_000);
 
+  it('backtests a session of the current dialect: it quotes, gets filled and stops with no order open, deterministically', async () => {
+    const a = await run(5, undefined, 'current');
+    const b = await run(5, undefined, 'current');
+    expect(a.summary.trades).toBeGreaterThan(0);
+    expect(a.summary.statuses.placed ?? 0).toBe(0);
+    expect(a.summary.statuses.working ?? 0).toBe(0);
+    expect(files(b.dir)).toEqual(files(a.dir));
+  }, 120_000);
+
   it('writes the orders risk refused to orders.csv with their local id and refusal; they never reach the exchange', async () => {
     const { dir, summary } = await run(1, { maxOrderNotionalUsd: 0.01 });
     const rows = readFileSync(join(dir, 'orders.csv'), 'utf8').trim().split('\n');
@@ -89,4 +102,33 @@ describe('runBacktest', () => {
     for (const row of rows.slice(1))
       expect(row).toMatch(/^local:\d+,BTC-USD,(buy|sell),,,[\d.]+,,0\.01,,rejectedRiskLimit,risk MAX_ORDER_NOTIONAL: [^,]*,0,,\d+,\d+,mm,\d+,[01],\d+,$/);
   }, 120_000);
+
+  it('delivers the book deltas of one instant as one delta when their venue time is their receive time (a synthetic recording)', async () => {
+    const T0 = 1_767_225_600_000;
+    const delta = (ms: number, price: number, kind: 'snapshot' | 'delta' = 'delta'): RecordedEvent => ({
+      kind: 'book',
+      recvNs: BigInt(ms) * 1_000_000n,
+      book: { kind, symbol: 'BTC-USD', bids: [{ price, size: 1, orders: 1 }], asks: [{ price: 101, size: 1, orders: 1 }], venueTimeMs: ms, arrivalNs: 0n },
+    });
+    const books: { atMs: number; bids: number[] }[] = [];
+    await runBacktest({
+      events: [delta(T0, 99, 'snapshot'), delta(T0 + 10, 99.1), delta(T0 + 10, 99.2), delta(T0 + 10, 99.3), delta(T0 + 20, 99.4)],
+      markets: [SYNTHETIC_MARKET],
+      defaults: { makerFeeRate: 0, takerFeeRate: 0, fundingIntervalMs: 3_600_000 },
+      startSession: async (venue) => {
+        venue.market.book$('BTC-USD').subscribe((b: BookUpdate) => books.push({ atMs: venue.clock.nowMs() - T0, bids: b.bids.map((l) => l.price) }));
+        return { stop: async () => {}, execution: { events$: () => EMPTY } };
+      },
+      collateralUsd: 100_000,
+      models: { queue: { model: 'riskAverse' }, feed: { model: 'recorded' }, entry: { model: 'constant', ms: 1 }, response: { model: 'constant', ms: 1 } },
+      seed: 1,
+      equityIntervalMs: 60_000,
+      sink: { order: () => {}, fill: () => {}, equity: () => {} },
+    });
+    expect(books).toEqual([
+      { atMs: 0, bids: [99] },
+      { atMs: 10, bids: [99.1, 99.2, 99.3] },
+      { atMs: 20, bids: [99.4] },
+    ]);
+  });
 });

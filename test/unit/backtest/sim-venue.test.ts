@@ -4,7 +4,9 @@ import { queueModel } from '../../../src/backtest/models.js';
 import { SimVenue } from '../../../src/backtest/sim-venue.js';
 import { VirtualTime } from '../../../src/backtest/virtual-time.js';
 import { Keypair } from '../../../src/protocol/keys.js';
-import { type OrderItem, v1OrderActions } from '../../../src/protocol/orders.js';
+import { currentOrderActions, type OrderItem, v1OrderActions } from '../../../src/protocol/orders.js';
+import { currentCodec } from '../../../src/protocol/current/codec.js';
+import { blockOrder } from '../../../src/venue-sim/server/block.js';
 import { signRequest } from '../../../src/protocol/sign.js';
 import { v1Codec } from '../../../src/protocol/v1/codec.js';
 import type { SubmitOutcome } from '../../../src/venue/port.js';
@@ -13,7 +15,7 @@ const SYMBOL = 'BTC-USD';
 const MS = 1_000_000;
 const T0 = 1_700_000_000_000_000_000n;
 
-function setup() {
+function setup(dialect: 'v1' | 'current' = 'v1') {
   const key = Keypair.fromBytes(new Uint8Array(32).fill(7));
   const time = new VirtualTime(T0);
   const venue = new SimVenue({
@@ -39,14 +41,15 @@ function setup() {
     feed: () => 0,
     entry: () => 10 * MS,
     response: () => 5 * MS,
+    dialect,
   });
   const seen: { atMs: number; update: AccountUpdate }[] = [];
   venue.account.updates$(key.publicKey).subscribe((update) => seen.push({ atMs: time.nowRelNs / MS, update }));
   let nonce = T0;
   const send = (items: OrderItem[]) =>
     venue.submitter.submit(
-      signRequest(v1Codec, key, {
-        actions: v1OrderActions(items),
+      signRequest(dialect === 'v1' ? v1Codec : currentCodec, key, {
+        actions: dialect === 'v1' ? v1OrderActions(items) : currentOrderActions(items),
         account: key.publicKey,
         signer: key.publicKey,
         nonce: ++nonce,
@@ -105,6 +108,39 @@ describe('the simulated venue', () => {
       [16, 'placed'],
       [30, 'filled'],
     ]);
+  });
+
+  it('current dialect: runs the transactions reaching the exchange at one instant as the local venue runs a block (§14)', async () => {
+    const book = { kind: 'snapshot' as const, symbol: SYMBOL, bids: [{ price: 99, size: 5, orders: 1 }], asks: [{ price: 101, size: 5, orders: 1 }] };
+    const place = (price: number, tif: 'GTC' | 'ALO'): OrderItem => ({
+      kind: 'place',
+      spec: { symbol: SYMBOL, side: 'buy', price, size: 1, tif, reduceOnly: false },
+      cloid: undefined,
+    });
+    const cancelAll: OrderItem = { kind: 'cancelAll', symbols: [SYMBOL] };
+    const outcomes = async (dialect: 'v1' | 'current') => {
+      const s = setup(dialect);
+      s.replayAt(0, { kind: 'book', recvNs: T0, book: { ...book, venueTimeMs: 0, arrivalNs: 0n } });
+      // one transaction: a GTC place, a post-only place, then a cancel of every order; and two more at the same instant
+      const sent = [s.send([place(96, 'GTC'), place(97, 'ALO'), cancelAll]), s.send([place(98, 'GTC')]), s.send([place(95, 'GTC')])];
+      s.runTo(20);
+      const answers = (await Promise.all(sent)) as Extract<SubmitOutcome, { outcome: 'accepted' }>[];
+      return { s, answers, open: s.venue.exchange.openOrders().map((o) => o.price) };
+    };
+    const v1 = await outcomes('v1');
+    expect([...v1.open].sort()).toEqual([95, 98]); // in order: the cancel-all took both places of its own transaction
+    const current = await outcomes('current');
+    // cancels first, then post-only, then the rest: every place survives the cancel-all of the block
+    expect([...current.open].sort()).toEqual([95, 96, 97, 98]);
+    expect(current.answers[0]!.items.map((i) => i.kind)).toEqual(['order', 'order', 'done']);
+    // post-only first, then the rest in the order of the transactions shuffled by the block timestamp: the local venue's
+    // order for these priorities (the exchange lists its open orders as they were placed)
+    const prices = [[96, 97, 0], [98], [95]];
+    const expected = blockOrder([[3, 2, 1], [3], [3]], T0 + 10n * 1_000_000n)
+      .map(([t, a]) => prices[t]![a]!)
+      .filter((p) => p > 0);
+    expect(expected[0]).toBe(97);
+    expect(current.open).toEqual(expected);
   });
 
   it('refuses a request it cannot decode as a v1 order action, whole', async () => {

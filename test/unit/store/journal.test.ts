@@ -12,6 +12,7 @@ const SIGNER = '4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi';
 const ACCOUNT = 'BnQyDU3hTq7WkpxL9bxMmyfqTyzbEVGiBDF9nRcXVZHm';
 const T0_MS = 1_767_225_600_000;
 const NS = 1_000_000n;
+const T0_MS_NS = BigInt(T0_MS) * NS;
 
 const open: Journal[] = [];
 function journalAt(path = join(mkdtempSync(join(tmpdir(), 'perpbot-journal-')), 'nested', 'j.sqlite')): { journal: Journal; path: string } {
@@ -176,6 +177,27 @@ describe('Journal', () => {
       const [row] = journalAt(path).journal.unresolvedBatches();
       expect(row).toEqual({ ...record, id, outcome: null, outcomeDetail: null, resolution: null, resolutionDetail: null, paper: false });
       expect([...row!.message]).toEqual([1, 2, 3, 255]);
+    });
+
+    it('keep when the answer arrived; the round trips are the live batches the venue answered, by request time', () => {
+      const { journal, path } = journalAt();
+      const a = journal.recordBatch(batch(T0_MS_NS + 30n));
+      const b = journal.recordBatch(batch(T0_MS_NS + 10n));
+      const c = journal.recordBatch(batch(T0_MS_NS + 20n));
+      journal.recordBatch(batch(T0_MS_NS + 40n));
+      journal.settleBatch(a, 'accepted', undefined, T0_MS_NS + 35n + 2_000_000n);
+      journal.settleBatch(b, 'rejected', 'rejectedInvalid', T0_MS_NS + 15n + 3_000_000n);
+      journal.settleBatch(c, 'unknown', 'timeout after 5000 ms', T0_MS_NS + 25n + 5_000_000_000n);
+      journal.close();
+      const paper = Journal.open(path, { paper: true });
+      paper.settleBatch(paper.recordBatch(batch(T0_MS_NS + 50n)), 'accepted', undefined, T0_MS_NS + 60n);
+      paper.close();
+      const reader = Journal.open(path, { readOnly: true });
+      open.push(reader);
+      expect(reader.batchRoundTrips()).toEqual([
+        { atNs: T0_MS_NS + 15n, answeredNs: T0_MS_NS + 15n + 3_000_000n },
+        { atNs: T0_MS_NS + 35n, answeredNs: T0_MS_NS + 35n + 2_000_000n },
+      ]);
     });
 
     it('reject a nonce journaled before for the same signer, and unknown ids', () => {

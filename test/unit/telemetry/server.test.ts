@@ -1,5 +1,7 @@
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { dataHeld, HOLD_MAX_MS } from '../../../src/core/command-hold.js';
 import { createMetrics } from '../../../src/telemetry/metrics.js';
 import { MAX_BODY_BYTES, startControlServer, type ControlServer, type ControlServerOptions } from '../../../src/telemetry/server.js';
 
@@ -182,6 +184,31 @@ describe('control server: POST /kill and /resume', () => {
     expect(calls).toMatchObject({ kill: ['manual stop', ''], resume: [''] });
   });
 
+  it('read a body sent with the head, or one that arrives later, and ignore a query string', async () => {
+    const { server, calls } = await start();
+    const body = '{"reason":"late body"}';
+    const head =
+      `POST /kill?from=test HTTP/1.1\r\nHost: ${new URL(server.url).host}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+    const answer = (parts: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(server.port, '127.0.0.1');
+        const chunks: Buffer[] = [];
+        socket.on('data', (c: Buffer) => chunks.push(c));
+        socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        socket.on('error', reject);
+        socket.once('connect', async () => {
+          for (const part of parts) {
+            socket.write(part);
+            await new Promise((r) => setTimeout(r, 30));
+          }
+        });
+      });
+    expect(await answer([head + body])).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await answer([head, body])).toMatch(/^HTTP\/1\.1 200 /);
+    expect(calls.kill).toEqual(['late body', 'late body']);
+  });
+
   it('answer 400 for a body that is not JSON, not an object, or has a non-string reason', async () => {
     const { server, calls } = await start();
     const cases: Array<[string, string]> = [
@@ -216,6 +243,29 @@ describe('control server: POST /kill and /resume', () => {
 });
 
 describe('control server: connections', () => {
+  it('a new connection holds market data back while its request is read: a GET lets it go before it is served, a kill once answered', async () => {
+    await new Promise((r) => setTimeout(r, 3 * HOLD_MAX_MS)); // no window of the earlier tests' connections in the way
+    let heldAtKill: boolean | undefined;
+    let heldAtReady: boolean | undefined;
+    const { server } = await start({
+      kill: () => {
+        heldAtKill = dataHeld();
+        return { state: 'HALTED' };
+      },
+      ready: () => {
+        heldAtReady = dataHeld();
+        return { ready: true, reasons: [] };
+      },
+    });
+    const body = JSON.stringify({ reason: 'test' });
+    expect((await request(`${server.url}/kill`, { method: 'POST', headers: { ...bearer(TOKEN), 'Content-Type': 'application/json' }, body })).status).toBe(200);
+    expect(heldAtKill).toBe(true);
+    expect(dataHeld()).toBe(false);
+    await new Promise((r) => setTimeout(r, 3 * HOLD_MAX_MS));
+    expect((await request(`${server.url}/readyz`)).status).toBe(200);
+    expect(heldAtReady).toBe(false);
+  });
+
   it('keeps connections alive, and close() ends idle keep-alive connections at once', async () => {
     const { server } = await start();
     const agent = new Agent({ keepAlive: true });

@@ -261,6 +261,7 @@ describe('daemon config: paths and environment', () => {
         '  - {module: ./mine.ts, name: a}',
         '  - {module: ../lib/theirs.js, name: b}',
         'journal: {path: journal.sqlite}',
+        'backtest: {latency: {entry: {model: journal, path: live.sqlite}, response: {model: journal, path: /data/live.sqlite, share: 0.4}}}',
       ],
       'conf/paths.yaml',
     );
@@ -268,6 +269,8 @@ describe('daemon config: paths and environment', () => {
     expect(c.accounts.map((a) => a.keyFile)).toEqual([join(DIR, 'keys/main.key'), '/etc/perpbot/abs.key']);
     expect(c.strategies.map((s) => s.module)).toEqual(['market-maker', join(sub, 'mine.ts'), join(DIR, 'lib/theirs.js')]);
     expect(c.journal.path).toBe(join(sub, 'journal.sqlite'));
+    expect(c.backtest.latency.entry).toEqual({ model: 'journal', path: join(sub, 'live.sqlite'), share: 0.5 });
+    expect(c.backtest.latency.response).toEqual({ model: 'journal', path: '/data/live.sqlite', share: 0.4 });
   });
 
   it('interpolates from the given environment: numbers, empty tokens, unset variables with their line', async () => {

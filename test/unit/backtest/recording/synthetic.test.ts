@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../../../../src/backtest/recording/events.js';
 import { readRecording } from '../../../../src/backtest/recording/reader.js';
-import { SYNTHETIC_START_MS, syntheticRecording, type SyntheticOptions } from '../../../../src/backtest/recording/synthetic.js';
+import { DENSE_FLOW, SYNTHETIC_START_MS, syntheticRecording, type SyntheticOptions } from '../../../../src/backtest/recording/synthetic.js';
 import { RecordingWriter } from '../../../../src/backtest/recording/writer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'perpbot-synthetic-'));
@@ -59,6 +59,16 @@ describe('synthetic recording', () => {
     }
     const marks = events.filter((e) => e.kind === 'ticker' && e.ticker.symbol === 'BTC-USD').map((e) => (e.kind === 'ticker' ? e.ticker.markPrice : 0));
     expect(marks.at(-1)).toBeGreaterThan(50_000);
+  });
+
+  it('takes a denser flow (more rounds, providers and levels), kept in the header; refuses a bad one naming the field', async () => {
+    const count = (o: SyntheticOptions) => [...syntheticRecording(o).events()].filter((e) => e.kind === 'book').length;
+    const base = { seed: 2, durationMs: 5_000, symbols: ['BTC-USD'] };
+    expect(count({ ...base, flow: DENSE_FLOW })).toBeGreaterThan(20 * count(base));
+    expect(readRecording(await file({ ...base, flow: DENSE_FLOW })).header.flow).toEqual(DENSE_FLOW);
+    expect(readRecording(await file(base)).header.flow).toBeUndefined();
+    expect(() => syntheticRecording({ ...base, flow: { ...DENSE_FLOW, intervalMs: 0 } })).toThrow(/flow\.intervalMs: must be an integer from 1 to 60000/);
+    expect(() => syntheticRecording({ ...base, flow: { ...DENSE_FLOW, levels: 1.5 } })).toThrow(/flow\.levels/);
   });
 
   it('refuses a symbol the local venue does not list and a duration that is not positive', () => {
