@@ -35,8 +35,9 @@ const ENV = {
   PERPBOT_CONTROL_TOKEN: '',
 };
 
+// stdin is /dev/null: on a socket (node's default pipes) with SHLVL below 2, Debian's bash reads /etc/bash.bashrc, which fails under -u.
 function bash(script: string, cwd: string): { status: number | null; out: string } {
-  const r = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd, env: ENV, encoding: 'utf8', timeout: 240_000 });
+  const r = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd, env: ENV, encoding: 'utf8', timeout: 240_000, stdio: ['ignore', 'pipe', 'pipe'] });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -84,7 +85,7 @@ describe('strategies/README.md: your own strategy in 15 minutes', () => {
     cpSync(join(ROOT, sqlite, 'build/Release/better_sqlite3.node'), join(dir, sqlite, 'build/Release/better_sqlite3.node'));
 
     let out = '';
-    const child = spawn('bash', ['-c', run.body], { cwd: dir, env: ENV, detached: true });
+    const child = spawn('bash', ['-c', run.body], { cwd: dir, env: ENV, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     daemon = child;
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
