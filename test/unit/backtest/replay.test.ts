@@ -1,59 +1,22 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMPTY } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BookUpdate } from '../../../src/core/market-data.js';
 import type { RecordedEvent } from '../../../src/backtest/recording/events.js';
-import { startTrading, type TradingSession } from '../../../src/app/trading.js';
 import { runBacktest } from '../../../src/backtest/replay.js';
-import { ResultsWriter } from '../../../src/backtest/results.js';
-import { MemoryNonceStore } from '../../../src/protocol/nonce.js';
-import { loadStrategies } from '../../../src/strategy/loader.js';
-import { SYNTHETIC_MARKET, syntheticEvents } from '../../support/recorded-events.js';
+import { SYNTHETIC_MARKET } from '../../support/recorded-events.js';
+import { runSmallBacktest, type SmallBacktestOptions } from '../../support/small-backtest.js';
 
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function run(seed: number, risk?: Parameters<typeof startTrading>[0]['risk'], dialect: 'v1' | 'current' = 'v1') {
-  const dir = mkdtempSync(join(tmpdir(), 'perpbot-bt-'));
-  dirs.push(dir);
-  const strategies = await loadStrategies([
-    { name: 'mm', module: 'market-maker', params: { symbol: 'BTC-USD', size: 0.01, maxPosition: 0.1, halfSpreadTicks: 1, minIntervalMs: 100 } },
-  ]);
-  const writer = new ResultsWriter(dir, ['BTC-USD']);
-  let session: TradingSession | undefined;
-  const result = await runBacktest({
-    events: syntheticEvents({ seed: 1, count: 6_000 }),
-    markets: [SYNTHETIC_MARKET],
-    defaults: { makerFeeRate: 0, takerFeeRate: 0, fundingIntervalMs: 3_600_000 },
-    dialect,
-    startSession: async (venue, key) =>
-      (session = await startTrading({
-        venue,
-        key,
-        dialect,
-        network: 'mainnet',
-        nonceStore: new MemoryNonceStore(),
-        strategies,
-        signing: 'deterministic',
-        ...(risk && { risk }),
-      })),
-    collateralUsd: 100_000,
-    models: {
-      queue: { model: 'power', power: 2 },
-      feed: { model: 'uniform', minMs: 0, maxMs: 2 },
-      entry: { model: 'lognormal', medianMs: 1, sigma: 0.5 },
-      response: { model: 'normal', meanMs: 1, stdMs: 0.3 },
-    },
-    seed,
-    equityIntervalMs: 10_000,
-    sink: writer,
-  });
-  const summary = writer.finish(result, { configHash: 'test', seed, models: {}, dataFiles: [], equityIntervalMs: 10_000 });
-  return { dir, result, summary, bookStats: session!.market.bookStats('BTC-USD')! };
+async function run(seed: number, risk?: SmallBacktestOptions['risk'], dialect: 'v1' | 'current' = 'v1') {
+  const r = await runSmallBacktest({ seed, count: 6_000, equityIntervalMs: 10_000, dialect, ...(risk && { risk }) });
+  dirs.push(r.dir);
+  return { ...r, bookStats: r.session.market.bookStats('BTC-USD')! };
 }
 
 const files = (dir: string) => Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
