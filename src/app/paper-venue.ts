@@ -3,7 +3,7 @@
 // Invariants: no submitter of the live venue is reachable through the port; the exchange applies every book update before
 // the bot sees it; account streams and queries are the simulated account's.
 
-import { type Observable, share, type Subscription, tap } from 'rxjs';
+import { type Observable, share, Subject, type Subscription, tap } from 'rxjs';
 import type { LiveVenue } from '../client/venue.js';
 import type { BookUpdate } from '../core/market-data.js';
 import { journalLatencySource } from '../backtest/journal-latency.js';
@@ -31,9 +31,19 @@ export interface PaperVenueOptions {
   seed: number;
 }
 
+/** A funding payment of the simulated account: USD received (negative: paid), the rate applied, exchange time (epoch ns). */
+export interface PaperFunding {
+  readonly symbol: string;
+  readonly amountUsd: number;
+  readonly rate: number;
+  readonly timeNs: bigint;
+}
+
 /** A live venue whose account and submitter are the simulated exchange's (`paper`); its `http` is for public reads. */
 export interface PaperVenue extends LiveVenue {
   readonly paper: SimVenue;
+  /** The simulated account's funding payments (the simulated exchange keeps no funding history to query). */
+  readonly funding$: Observable<PaperFunding>;
 }
 
 export function isPaperVenue(v: LiveVenue): v is PaperVenue {
@@ -49,6 +59,7 @@ export async function paperVenue(live: LiveVenue, opts: PaperVenueOptions): Prom
   const time = new RealTime(live.clock, live.scheduler);
   const rng = new Prng(opts.seed);
   const journal = journalLatencySource(time);
+  const funding = new Subject<PaperFunding>();
   const sim = new SimVenue({
     time,
     account: opts.account,
@@ -60,6 +71,7 @@ export async function paperVenue(live: LiveVenue, opts: PaperVenueOptions): Prom
     entry: latency(opts.models.entry, rng, 'backtest.latency.entry', journal),
     response: latency(opts.models.response, rng, 'backtest.latency.response', journal),
     logger: live.logger,
+    onFunding: (symbol, amountUsd, rate, timeNs) => funding.next({ symbol, amountUsd, rate, timeNs }),
   });
   for (const [symbol, leverage] of Object.entries(opts.leverage)) sim.exchange.setLeverage(symbol, leverage);
   const feeds: Subscription[] = [];
@@ -95,6 +107,7 @@ export async function paperVenue(live: LiveVenue, opts: PaperVenueOptions): Prom
   };
   return {
     paper: sim,
+    funding$: funding.asObservable(),
     http: live.http,
     pool: live.pool,
     dialect: live.dialect,
@@ -112,6 +125,7 @@ export async function paperVenue(live: LiveVenue, opts: PaperVenueOptions): Prom
       for (const f of feeds) f.unsubscribe();
       sim.close();
       time.close();
+      funding.complete();
       live.close();
     },
   };

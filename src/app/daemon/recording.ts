@@ -1,5 +1,6 @@
 // Feeds the journal from a trading session: each signed batch before it is sent, order events, fills (those made while
-// nothing recorded included), position snapshots, funding payments and account notices (adl, refused cancels, fee tiers).
+// nothing recorded included), position snapshots, funding payments (paper trading's as the simulated exchange pays them)
+// and account notices (adl, refused cancels, fee tiers).
 // Invariants: a batch that places orders reaches the socket only after its row is committed (a cancel goes out even when
 // its row cannot be written); a fill is journaled with the account's own side; a failed write never throws from here.
 
@@ -118,6 +119,7 @@ export function recordTrading(journal: Journal, parts: TradingParts<LiveVenue>, 
       guarded('fill', (f) => journal.recordFill(fillRecord(account, f, equalFills, execution.order(f.orderId)?.strategy))),
     ),
   );
+  if (isPaperVenue(venue)) subscription.add(venue.funding$.subscribe(guarded('funding', (f) => journal.recordFunding({ account, ...f }))));
   const { log } = opts;
   subscription.add(
     defer(() => catchUpFills(journal, account, venue, opts))
@@ -196,8 +198,8 @@ export function recordSnapshots(journal: Journal, session: LiveSession, opts: Re
 }
 
 /**
- * Writes the current positions and any new funding payments of the session's account (read through `http`; none when
- * paper trading: the simulated exchange keeps no funding history).
+ * Writes the current positions and any new funding payments of the session's account (read through `http`; when paper
+ * trading recordTrading journals each payment as it is made: the simulated exchange keeps no funding history).
  */
 export async function snapshotAccount(
   journal: Journal,

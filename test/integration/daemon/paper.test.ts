@@ -58,6 +58,7 @@ describe.each<Dialect>(['v1', 'current'])('paper trading (the daemon on a local 
         '    module: market-maker',
         '    params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01, halfSpreadTicks: 1, minIntervalMs: 50}',
         'journal: {path: journal.sqlite}',
+        'backtest: {fundingIntervalMs: 1000}',
         'telemetry: {port: 0, statusIntervalMs: 0}',
         'shutdown: {deadlineMs: 5000}',
         '',
@@ -80,6 +81,16 @@ describe.each<Dialect>(['v1', 'current'])('paper trading (the daemon on a local 
     expect(margin?.totalBalanceUsd).toBeGreaterThan(24_900);
     expect(margin?.totalBalanceUsd).toBeLessThan(25_100);
     expect(out.join('\n')).toMatch(/PAPER TRADING on the market data of/);
+    // Funding every second of the held position, as the simulated exchange pays it, reaches the journal.
+    const fundingRows = () => {
+      const db = new Database(join(dir, 'journal.sqlite'), { readonly: true });
+      try {
+        return db.prepare('SELECT COUNT(*) FROM funding WHERE paper = 1 AND amount_usd <> 0').pluck().get() as number;
+      } finally {
+        db.close();
+      }
+    };
+    await until(() => fundingRows() > 0, 'a paper funding payment in the journal', 20_000, 200);
 
     // The venue never saw an order of the account: none open, none in its history, no fill.
     const account = key.publicKey;
