@@ -2,7 +2,7 @@
 // Invariants: pure; never touches another strategy's orders; a quote set or replace that already holds plans nothing;
 // a quote set leaves the strategy's trigger orders (stops, take-profits) alone.
 
-import type { Intent, OrderSpec, QuoteSpec, TriggerSpec } from '../core/intent.js';
+import type { Intent, OrderSpec, QuoteSpec, TriggerSpec, WhenMark } from '../core/intent.js';
 import type { TrackedOrder, Tracker } from './tracker.js';
 
 /** A `basket` intent's orders, parked together. */
@@ -36,7 +36,7 @@ function cancellable(o: TrackedOrder): boolean {
   return !o.terminal && !o.cancelPending;
 }
 
-/** The live order already is `spec` (same market, side, price, open size, time in force, reduce-only, trigger, on-fill orders (the same list) and tag). */
+/** The live order already is `spec` (same market, side, price, open size, time in force, reduce-only, trigger, mark condition, on-fill orders (the same list) and tag). */
 export function orderMatchesSpec(o: TrackedOrder, spec: OrderSpec): boolean {
   const s = o.spec;
   return (
@@ -47,6 +47,7 @@ export function orderMatchesSpec(o: TrackedOrder, spec: OrderSpec): boolean {
     s.tif === spec.tif &&
     s.reduceOnly === spec.reduceOnly &&
     sameTrigger(s.trigger, spec.trigger) &&
+    sameWhenMark(s.whenMark, spec.whenMark) &&
     s.onFill === spec.onFill &&
     (spec.clientTag === undefined || spec.clientTag === s.clientTag)
   );
@@ -65,6 +66,11 @@ function sameTrigger(a: TriggerSpec | undefined, b: TriggerSpec | undefined): bo
   const y = b as unknown as Record<string, number>;
   for (const key in x) if (key !== 'kind' && !sameNumber(x[key]!, y[key]!)) return false;
   return true;
+}
+
+function sameWhenMark(a: WhenMark | undefined, b: WhenMark | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.above === b.above && sameNumber(a.price, b.price);
 }
 
 /** The resting order satisfies the quote (side, price, open size). */

@@ -130,6 +130,17 @@ describe('planner: replace, cancel, cancelAll', () => {
     expect(plan.steps).toEqual([]);
   });
 
+  it('a replace compares whenMark: the same condition is a no-op, a moved price or direction, or none, replaces', () => {
+    const t = tracker();
+    const parked = spec({ clientTag: 'wm', whenMark: { above: true, price: 95 } });
+    resting(t, 'mm', parked);
+    const replace = (order: OrderSpec) => planIntent('mm', { kind: 'replace', ref: { clientTag: 'wm' }, order, ...stamp }, t).steps.length;
+    expect(replace({ ...parked, whenMark: { above: true, price: 95 } })).toBe(0);
+    expect(replace({ ...parked, whenMark: { above: true, price: 96 } })).toBe(2);
+    expect(replace({ ...parked, whenMark: { above: false, price: 95 } })).toBe(2);
+    expect(replace(spec({ clientTag: 'wm' }))).toBe(2);
+  });
+
   it('a replace compares the trigger: the same stop is a no-op, a moved trigger price or another kind replaces', () => {
     const t = tracker();
     const stop = spec({ side: 'sell', reduceOnly: true, clientTag: 'sl', trigger: { kind: 'stop', triggerPrice: 90 } });
