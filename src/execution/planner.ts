@@ -36,7 +36,7 @@ function cancellable(o: TrackedOrder): boolean {
   return !o.terminal && !o.cancelPending;
 }
 
-/** The live order already is `spec` (same market, side, price, open size, time in force, reduce-only, trigger, mark condition, on-fill orders (the same list) and tag). */
+/** The live order already is `spec` (same market, side, price, open size, time in force, reduce-only, trigger, mark condition, on-fill orders and tag). */
 export function orderMatchesSpec(o: TrackedOrder, spec: OrderSpec): boolean {
   const s = o.spec;
   return (
@@ -48,7 +48,7 @@ export function orderMatchesSpec(o: TrackedOrder, spec: OrderSpec): boolean {
     s.reduceOnly === spec.reduceOnly &&
     sameTrigger(s.trigger, spec.trigger) &&
     sameWhenMark(s.whenMark, spec.whenMark) &&
-    s.onFill === spec.onFill &&
+    sameChildren(s.onFill, spec.onFill) &&
     (spec.clientTag === undefined || spec.clientTag === s.clientTag)
   );
 }
@@ -66,6 +66,25 @@ function sameTrigger(a: TriggerSpec | undefined, b: TriggerSpec | undefined): bo
   const y = b as unknown as Record<string, number>;
   for (const key in x) if (key !== 'kind' && !sameNumber(x[key]!, y[key]!)) return false;
   return true;
+}
+
+/** Equal on-fill lists: the same orders (market, side, price, size, time in force, reduce-only, trigger, tag) in the same order. */
+function sameChildren(a: readonly OrderSpec[] | undefined, b: readonly OrderSpec[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  return a.every((x, i) => {
+    const y = b[i]!;
+    return (
+      x.symbol === y.symbol &&
+      x.side === y.side &&
+      (x.price === undefined || y.price === undefined ? x.price === y.price : sameNumber(x.price, y.price)) &&
+      sameNumber(x.size, y.size) &&
+      x.tif === y.tif &&
+      x.reduceOnly === y.reduceOnly &&
+      sameTrigger(x.trigger, y.trigger) &&
+      x.clientTag === y.clientTag
+    );
+  });
 }
 
 function sameWhenMark(a: WhenMark | undefined, b: WhenMark | undefined): boolean {

@@ -130,6 +130,18 @@ describe('planner: replace, cancel, cancelAll', () => {
     expect(plan.steps).toEqual([]);
   });
 
+  it('a replace compares onFill by content: the same children in a new list are a no-op, a changed child replaces', () => {
+    const t = tracker();
+    const child = (price: number): OrderSpec => ({ symbol: 'BTC-USD', side: 'sell', price, size: 1, tif: 'GTC', reduceOnly: true });
+    const parent = spec({ clientTag: 'of', onFill: [child(110), child(120)] });
+    resting(t, 'mm', parent);
+    const replace = (order: OrderSpec) => planIntent('mm', { kind: 'replace', ref: { clientTag: 'of' }, order, ...stamp }, t).steps.length;
+    expect(replace({ ...parent, onFill: [child(110), child(120)] })).toBe(0);
+    expect(replace({ ...parent, onFill: [child(110), child(121)] })).toBe(2);
+    expect(replace({ ...parent, onFill: [child(110)] })).toBe(2);
+    expect(replace(spec({ clientTag: 'of' }))).toBe(2);
+  });
+
   it('a replace compares whenMark: the same condition is a no-op, a moved price or direction, or none, replaces', () => {
     const t = tracker();
     const parked = spec({ clientTag: 'wm', whenMark: { above: true, price: 95 } });
