@@ -19,6 +19,12 @@ describe.each<Dialect>(['v1', 'current'])('the client against the local venue in
   let live: LiveVenue;
   const subs: Subscription[] = [];
   const signed = (actions: unknown) => signAction(dialect, 'devnet', key, nonce++, actions);
+  /** The venue's best bid; waited for (on a loaded machine a side can be empty for a moment between the flow's rounds). */
+  const bestBid = async () => {
+    let bid: { px: number } | undefined;
+    await until(async () => (bid = (await live.http.l2book(SYMBOL, 1)).levels[0][0]) !== undefined, 'a bid in the book');
+    return bid!;
+  };
 
   beforeAll(async () => {
     venue = await startVenue({ port: 0, flowIntervalMs: 20, dialect, network: 'devnet' });
@@ -45,8 +51,8 @@ describe.each<Dialect>(['v1', 'current'])('the client against the local venue in
     await until(() => state !== undefined, 'account snapshot');
 
     expect((await live.http.submit(signed(faucetAction(dialect, key.publicKey, undefined)))).outcome).toBe('accepted');
-    const [bid] = (await live.http.l2book(SYMBOL, 1)).levels[0];
-    const price = Math.floor((bid!.px * 0.9) / 10) * 10;
+    const bid = await bestBid();
+    const price = Math.floor((bid.px * 0.9) / 10) * 10;
     const place = signed(placeAction(dialect, { symbol: SYMBOL, side: 'buy', price, size: 0.01, tif: 'GTC', reduceOnly: false }, undefined));
     const oid = place.encoded.orderIds[0]!;
     const placed = await live.http.submit(place);
@@ -73,9 +79,9 @@ describe.each<Dialect>(['v1', 'current'])('the client against the local venue in
     subs.push(accounts.state$(key.publicKey).subscribe((s) => (state = s)));
     await until(() => state !== undefined, 'account snapshot');
     const before = state!.positions.get(SYMBOL)?.size ?? 0;
-    const [bid] = (await live.http.l2book(SYMBOL, 1)).levels[0];
+    const bid = await bestBid();
     const place = signed(
-      placeAction(dialect, { symbol: SYMBOL, side: 'buy', price: Math.floor((bid!.px * 0.8) / 10) * 10, size: 0.01, tif: 'GTC', reduceOnly: false }, undefined),
+      placeAction(dialect, { symbol: SYMBOL, side: 'buy', price: Math.floor((bid.px * 0.8) / 10) * 10, size: 0.01, tif: 'GTC', reduceOnly: false }, undefined),
     );
     const oid = place.encoded.orderIds[0]!;
     await live.http.submit(place);
