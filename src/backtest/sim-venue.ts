@@ -289,17 +289,15 @@ export class SimVenue implements Venue {
     } catch (e) {
       return invalidRequest(e);
     }
-    const time = this.time;
-    return new Promise((resolve) => {
-      time.at(
-        time.nowRelNs + this.opts.entry(),
-        () => {
-          if (this.block.length === 0) time.at(time.nowRelNs, () => this.runBlock(), 0);
-          this.block.push({ actions, ids: request.encoded.orderIds, resolve });
-        },
-        0,
-      );
+    return this.afterEntry((resolve) => {
+      if (this.block.length === 0) this.time.at(this.time.nowRelNs, () => this.runBlock(), 0);
+      this.block.push({ actions, ids: request.encoded.orderIds, resolve });
     });
+  }
+
+  /** Runs `arrive` when a request sent now reaches the exchange (entry latency); it settles the request's outcome. */
+  private afterEntry(arrive: (resolve: (outcome: SubmitOutcome) => void) => void): Promise<SubmitOutcome> {
+    return new Promise((resolve) => this.time.at(this.time.nowRelNs + this.opts.entry(), () => arrive(resolve), 0));
   }
 
   /** Runs the block of this instant in the local venue's order; each transaction's answer lists its actions in their own order. */
@@ -346,15 +344,9 @@ export class SimVenue implements Venue {
       return invalidRequest(e);
     }
     const time = this.time;
-    return new Promise((resolve) => {
-      time.at(
-        time.nowRelNs + this.opts.entry(),
-        () => {
-          const items = this.exchange.submit(decoded.items, decoded.ids, time.nowNs());
-          time.at(time.nowRelNs + this.opts.response(), () => resolve({ outcome: 'accepted', items }), DRAIN_ALL);
-        },
-        0,
-      );
+    return this.afterEntry((resolve) => {
+      const items = this.exchange.submit(decoded.items, decoded.ids, time.nowNs());
+      time.at(time.nowRelNs + this.opts.response(), () => resolve({ outcome: 'accepted', items }), DRAIN_ALL);
     });
   }
 }

@@ -40,17 +40,18 @@ function cancellable(o: TrackedOrder): boolean {
 export function orderMatchesSpec(o: TrackedOrder, spec: OrderSpec): boolean {
   const s = o.spec;
   return (
-    s.symbol === spec.symbol &&
-    s.side === spec.side &&
+    sameTerms(s, spec) &&
     samePrice(s, spec) &&
     sameNumber(o.remaining, spec.size) &&
-    s.tif === spec.tif &&
-    s.reduceOnly === spec.reduceOnly &&
-    sameTrigger(s.trigger, spec.trigger) &&
     sameWhenMark(s.whenMark, spec.whenMark) &&
     sameChildren(s.onFill, spec.onFill) &&
     (spec.clientTag === undefined || spec.clientTag === s.clientTag)
   );
+}
+
+/** The same market, side, time in force, reduce-only flag and trigger (price, size and tag aside). */
+function sameTerms(a: OrderSpec, b: OrderSpec): boolean {
+  return a.symbol === b.symbol && a.side === b.side && a.tif === b.tif && a.reduceOnly === b.reduceOnly && sameTrigger(a.trigger, b.trigger);
 }
 
 /** Equal limit prices; two orders without one are the same only as trigger orders (a market order is never kept). */
@@ -75,13 +76,9 @@ function sameChildren(a: readonly OrderSpec[] | undefined, b: readonly OrderSpec
   return a.every((x, i) => {
     const y = b[i]!;
     return (
-      x.symbol === y.symbol &&
-      x.side === y.side &&
+      sameTerms(x, y) &&
       (x.price === undefined || y.price === undefined ? x.price === y.price : sameNumber(x.price, y.price)) &&
       sameNumber(x.size, y.size) &&
-      x.tif === y.tif &&
-      x.reduceOnly === y.reduceOnly &&
-      sameTrigger(x.trigger, y.trigger) &&
       x.clientTag === y.clientTag
     );
   });
