@@ -1,16 +1,19 @@
 // Bench `preempt` (commands before data): while 100,000 l2Delta frames wait at the bot's WebSocket, how long a kill takes
-// from its arrival to the cancel's bytes handed to the socket. Runs as two processes: this one is the bot, and the same file
-// started with `venue-side` is the venue (the local venue behind a WebSocket front that can burst) and the commander.
-// Each kill with the burst is followed by one without it: the control, what the machine allows (`*_no_backlog_*`).
-// Invariants: the burst and the command leave the venue side together; both sides stamp with CLOCK_MONOTONIC
-// (process.hrtime), so one process's stamp is comparable with the other's; values are medians over RUNS fresh pairs.
-// The probe (`kill_<step>_*`) splits each kill's way into PROBE_STEPS, medians over every trial of every run.
+// from the commander opening its connection to the cancel's bytes handed to the venue's socket. Three processes: this one
+// is the bot; the same file started with `venue-side` is the venue (the local venue behind a WebSocket front that can
+// burst), with `commander` the user's `curl` (a fresh connection per kill). Each kill with the burst is followed by one
+// without it: the control, what the machine allows (`*_no_backlog_*`).
+// Invariants: the burst is queued (written by the venue side) before the command leaves; every process stamps with
+// CLOCK_MONOTONIC (process.hrtime), so stamps compare across processes; values are medians over RUNS fresh triples.
+// The probe (`kill_<step>_*`) splits each kill's way into PROBE_STEPS, medians over every trial of every run; where Linux
+// schedstat is readable it also reports how long the bot's event-loop thread waited for a CPU during the kill.
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { subscribe as subscribeChannel } from 'node:diagnostics_channel';
 import { createServer, type IncomingMessage } from 'node:http';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { connect, type AddressInfo, type Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
 import { startTrading, type TradingSession } from '../src/app/trading.js';
@@ -35,9 +38,15 @@ const TOKEN = 'preempt-bench';
 /** No trial may take longer than this (a burst not drained, a cancel never written), ms. */
 const TRIAL_TIMEOUT_MS = 60_000;
 
-/** Messages between the two processes. */
-type ToVenue = { kind: 'fund'; account: string } | { kind: 'go'; control: string; backlog: boolean } | { kind: 'stop' };
-type FromVenue = { kind: 'listening'; url: string; wsUrl: string } | { kind: 'funded' } | { kind: 'sent'; sentNs: string; frames: number };
+/** Messages between the bot and the other two processes. */
+type ToVenue = { kind: 'fund'; account: string } | { kind: 'burst' } | { kind: 'stop' };
+type ToCommander = { kind: 'go'; control: string; botPid: number } | { kind: 'stop' };
+type FromChild =
+  | { kind: 'listening'; url: string; wsUrl: string }
+  | { kind: 'funded' }
+  | { kind: 'queued'; frames: number }
+  | { kind: 'ready' }
+  | { kind: 'sent'; sentNs: string; botWaitNs: string | undefined };
 
 // ------------------------------------------------------------------ venue side
 
@@ -71,11 +80,11 @@ function burst(seed: number): Buffer {
 }
 
 /**
- * The local venue (its market flow on) behind a WebSocket front relaying every message both ways; on `go` the front
- * writes the burst to the bot's market-data connection and at once POSTs /kill to the bot's control server.
+ * The local venue (its market flow on) behind a WebSocket front relaying every message both ways; on `burst` the front
+ * writes BACKLOG deltas to the bot's market-data connection (built first: building them is no part of a trial).
  */
 async function venueSide(seed: number): Promise<void> {
-  const send = (m: FromVenue) => process.send!(m);
+  const send = (m: FromChild) => process.send!(m);
   const venue = await startVenue({ port: 0, seed });
   const wss = new WebSocketServer({ noServer: true });
   /** The raw sockets of the bot's connections that subscribed to l2Delta. */
@@ -107,7 +116,6 @@ async function venueSide(seed: number): Promise<void> {
   await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
   const { port } = front.address() as AddressInfo;
   let trial = 0;
-  let frames = burst(seed * 1000 + trial++);
   process.on('message', (m: ToVenue) => {
     if (m.kind === 'stop') {
       front.close();
@@ -117,39 +125,63 @@ async function venueSide(seed: number): Promise<void> {
       venue.engine.faucet(m.account, 1_000_000);
       send({ kind: 'funded' });
     } else {
-      const url = new URL(m.control);
-      const body = '{"reason":"preempt bench"}';
-      const request =
-        `POST /kill HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${body.length}\r\n\r\n${body}`;
-      const command = connect(Number(url.port), url.hostname);
-      command.on('data', () => undefined);
-      command.on('error', () => undefined);
-      // Connected and accepted while the bot is idle: the trial starts with the command's connection open.
-      command.once('connect', () =>
-        setTimeout(() => {
-          if (m.backlog) for (const s of marketSockets) s.write(frames);
-          const sentNs = process.hrtime.bigint();
-          command.end(request);
-          send({ kind: 'sent', sentNs: String(sentNs), frames: m.backlog ? BACKLOG * marketSockets.size : 0 });
-          if (m.backlog) frames = burst(seed * 1000 + trial++);
-        }, 20),
-      );
+      const frames = burst(seed * 1000 + trial++);
+      for (const s of marketSockets) s.write(frames);
+      send({ kind: 'queued', frames: BACKLOG * marketSockets.size });
     }
   });
   send({ kind: 'listening', url: venue.url, wsUrl: `ws://127.0.0.1:${port}/ws` });
 }
 
+/**
+ * Time the bot's event-loop thread has spent runnable but waiting for a CPU so far (Linux schedstat run_delay), ns;
+ * undefined where schedstat is not readable.
+ */
+function runQueueWaitNs(pid: number): bigint | undefined {
+  try {
+    return BigInt(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]!);
+  } catch {
+    return undefined;
+  }
+}
+
+// ------------------------------------------------------------------ commander
+
+/**
+ * The commander as a user runs it (`curl -X POST -H 'Authorization: Bearer …' -d … /kill`): a process of its own, a
+ * fresh connection per kill (TCP_NODELAY, as curl), the request written in one piece once connected. The clock starts
+ * when it opens the connection.
+ */
+function commanderSide(): void {
+  const send = (m: FromChild) => process.send!(m);
+  process.on('message', (m: ToCommander) => {
+    if (m.kind === 'stop') return process.exit(0);
+    const url = new URL(m.control);
+    const body = '{"reason":"preempt bench"}';
+    const request =
+      `POST /kill HTTP/1.1\r\nHost: ${url.host}\r\nUser-Agent: curl/8.5.0\r\nAccept: */*\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const botWaitNs = runQueueWaitNs(m.botPid);
+    const sentNs = process.hrtime.bigint();
+    const command = connect({ port: Number(url.port), host: url.hostname, noDelay: true });
+    command.once('connect', () => command.end(request));
+    command.on('data', () => undefined);
+    command.on('error', () => undefined);
+    send({ kind: 'sent', sentNs: String(sentNs), botWaitNs: botWaitNs?.toString() });
+  });
+  send({ kind: 'ready' });
+}
+
 // ------------------------------------------------------------------ bot side
 
 /** One message of `child` matching `kind`. */
-function next<K extends FromVenue['kind']>(child: ChildProcess, kind: K): Promise<Extract<FromVenue, { kind: K }>> {
+function next<K extends FromChild['kind']>(child: ChildProcess, kind: K): Promise<Extract<FromChild, { kind: K }>> {
   return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`venue side exited with ${code}`));
-    const onMessage = (m: FromVenue) => {
+    const onExit = (code: number | null) => reject(new Error(`a child process exited with ${code}`));
+    const onMessage = (m: FromChild) => {
       if (m.kind !== kind) return;
       child.off('message', onMessage).off('exit', onExit);
-      resolve(m as Extract<FromVenue, { kind: K }>);
+      resolve(m as Extract<FromChild, { kind: K }>);
     };
     child.on('message', onMessage).once('exit', onExit);
   });
@@ -181,6 +213,11 @@ interface Trial {
   stepsMs: number[];
   /** A garbage collection ran between the kill's sending and its cancel's write. */
   waitedForGc: boolean;
+  /**
+   * Of dispatchMs, the time the bot's event-loop thread was runnable but not running (other processes had the CPUs),
+   * ms; undefined where schedstat is not readable.
+   */
+  runQueueMs: number | undefined;
 }
 
 /**
@@ -204,6 +241,9 @@ function resting(session: TradingSession<LiveVenue>): boolean {
 async function run(seed: number): Promise<Trial[]> {
   const child = fork(fileURLToPath(import.meta.url), ['venue-side', String(seed)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const tell = (m: ToVenue) => child.send(m);
+  const commander = fork(fileURLToPath(import.meta.url), ['commander'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const command = (m: ToCommander) => commander.send(m);
+  await next(commander, 'ready');
   const { url, wsUrl } = await next(child, 'listening');
   const key = Keypair.generate();
   tell({ kind: 'fund', account: key.publicKey });
@@ -240,6 +280,8 @@ async function run(seed: number): Promise<Trial[]> {
     /** The signed batch is handed to the submitter. */
     submitNs?: bigint;
     writtenNs?: bigint;
+    /** runQueueWaitNs at writtenNs. */
+    waitNs?: bigint | undefined;
   }
   let requestNs = 0n;
   subscribeChannel('http.server.request.start', () => {
@@ -267,6 +309,7 @@ async function run(seed: number): Promise<Trial[]> {
     return submit(request, {
       onWritten: () => {
         trial.writtenNs = process.hrtime.bigint();
+        trial.waitNs = runQueueWaitNs(process.pid);
         hooks?.onWritten?.();
       },
     });
@@ -302,8 +345,13 @@ async function run(seed: number): Promise<Trial[]> {
       await until('the market maker quoting', () => resting(session));
       const before = bookUpdates(session);
       pending = undefined;
-      tell({ kind: 'go', control: control.url, backlog });
-      const { sentNs, frames } = await next(child, 'sent');
+      let frames = 0;
+      if (backlog) {
+        tell({ kind: 'burst' });
+        frames = (await next(child, 'queued')).frames;
+      }
+      command({ kind: 'go', control: control.url, botPid: process.pid });
+      const { sentNs, botWaitNs } = await next(commander, 'sent');
       if (frames !== (backlog ? BACKLOG : 0)) throw new Error(`the burst went to ${frames / BACKLOG} market-data connections, not one`);
       await until('the cancel written', () => pending?.writtenNs !== undefined);
       await until('the burst applied', () => bookUpdates(session) - before >= frames);
@@ -315,14 +363,25 @@ async function run(seed: number): Promise<Trial[]> {
       const stepsMs = stamps.map((at, i) => at - (i === 0 ? 0 : stamps[i - 1]!));
       const waitedForGc = gcs.some((g) => g.endNs > from && g.startNs < kill.writtenNs!);
       gcs.length = 0;
-      if (t > 1) trials.push({ backlog, dispatchMs: ms(kill.writtenNs!), drainMs: backlog ? ms(drainNs) : 0, deferred: kill.deferred, stepsMs, waitedForGc });
+      const runQueueMs = botWaitNs === undefined || kill.waitNs === undefined ? undefined : Number(kill.waitNs - BigInt(botWaitNs)) / 1e6;
+      if (t > 1)
+        trials.push({
+          backlog,
+          dispatchMs: ms(kill.writtenNs!),
+          drainMs: backlog ? ms(drainNs) : 0,
+          deferred: kill.deferred,
+          stepsMs,
+          waitedForGc,
+          runQueueMs,
+        });
       gate.resume('preempt trial done');
     }
   } finally {
     await control.close();
     await session.stop({ deadlineMs: 3000 });
     tell({ kind: 'stop' });
-    await new Promise((r) => child.once('exit', r));
+    command({ kind: 'stop' });
+    await Promise.all([child, commander].map((c) => new Promise((r) => c.once('exit', r))));
   }
   return trials;
 }
@@ -335,6 +394,8 @@ function quantile(values: readonly number[], q: number): number {
 
 if (process.argv[2] === 'venue-side') {
   await venueSide(Number(process.argv[3]));
+} else if (process.argv[2] === 'commander') {
+  commanderSide();
 } else {
   const p99: number[] = [];
   const p50: number[] = [];
@@ -369,6 +430,14 @@ if (process.argv[2] === 'venue-side') {
     const which = backlog ? 'backlog' : 'no_backlog';
     PROBE_STEPS.forEach((step, i) => report(BENCH, `kill_${step}_${which}_p50_ms`, median(kills.map((t) => t.stepsMs[i]!)), 'ms'));
     report(BENCH, `kills_during_gc_${which}`, kills.filter((t) => t.waitedForGc).length, 'trials');
+    const waits = kills.flatMap((t) => (t.runQueueMs === undefined ? [] : [t.runQueueMs]));
+    if (waits.length > 0) {
+      report(BENCH, `kill_runqueue_wait_${which}_p50_ms`, median(waits), 'ms');
+      report(BENCH, `kill_runqueue_wait_${which}_max_ms`, Math.max(...waits), 'ms');
+      const own = kills.flatMap((t) => (t.runQueueMs === undefined ? [] : [t.dispatchMs - t.runQueueMs]));
+      report(BENCH, `cancel_dispatch_less_runqueue_${which}_p50_ms`, median(own), 'ms');
+      report(BENCH, `cancel_dispatch_less_runqueue_${which}_p99_ms`, quantile(own, 0.99), 'ms');
+    }
   }
   report(BENCH, 'backlog_frames', BACKLOG, 'frames');
   report(BENCH, 'trials', used, 'trials');
