@@ -14,12 +14,13 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
 import { startTrading, type TradingSession } from '../src/app/trading.js';
 import { connectVenue, type LiveVenue } from '../src/client/venue.js';
 import { systemClock } from '../src/core/clock.js';
+import { setEventLoopNice } from '../src/latency/priority.js';
 import { Keypair } from '../src/protocol/keys.js';
 import { MemoryNonceStore } from '../src/protocol/nonce.js';
 import { killSwitchHandlers } from '../src/risk/index.js';
@@ -33,6 +34,8 @@ const SYMBOL = 'BTC-USD';
 const BACKLOG = 100_000;
 /** Fresh pairs of processes (PREEMPT_RUNS overrides, for a quick look). */
 const RUNS = Number(process.env.PREEMPT_RUNS ?? 5);
+/** The bot's `latency.eventLoopNice` (PREEMPT_NICE, e.g. -10; needs CAP_SYS_NICE); default: unchanged, as the daemon's default. */
+const NICE = process.env.PREEMPT_NICE === undefined ? undefined : Number(process.env.PREEMPT_NICE);
 /** Trials per run with the burst, each followed by one without it (the control); after one warm-up pair. */
 const TRIALS = 10;
 const TOKEN = 'preempt-bench';
@@ -354,6 +357,8 @@ async function run(seed: number): Promise<Trial[]> {
   });
 
   const trials: Trial[] = [];
+  // Set as the daemon sets it, after the other processes started (they keep the default priority).
+  const niceBefore = NICE === undefined ? undefined : setEventLoopNice(NICE);
   try {
     // A warm-up pair, then TRIALS pairs: with the burst, and without it.
     for (let t = 0; t <= 2 * TRIALS + 1; t++) {
@@ -393,6 +398,7 @@ async function run(seed: number): Promise<Trial[]> {
       gate.resume('preempt trial done');
     }
   } finally {
+    if (niceBefore !== undefined) setEventLoopNice(niceBefore);
     await control.close();
     await session.stop({ deadlineMs: 3000 });
     tell({ kind: 'stop' });
@@ -458,4 +464,6 @@ if (process.argv[2] === 'venue-side') {
   report(BENCH, 'backlog_frames', BACKLOG, 'frames');
   report(BENCH, 'trials', used, 'trials');
   report(BENCH, 'trials_deferred_cancel', deferred, 'trials');
+  report(BENCH, 'event_loop_nice', NICE ?? getPriority(), 'nice');
+  report(BENCH, 'venue_sched_idle', CHRT ? 1 : 0, 'bool');
 }

@@ -148,6 +148,8 @@ export interface DaemonConfig {
   latency: {
     /** A CPU of the event loop's own (dedicateCpu: pinned, spun when idle, other threads moved off). Default none. */
     dedicatedCpu: number | undefined;
+    /** Nice value of the event-loop thread (setEventLoopNice; below the process's needs CAP_SYS_NICE). Default: unchanged. */
+    eventLoopNice: number | undefined;
     /** Keep-warm interval, ms (the session's keepWarmMs: a dry run of the hot path between bursts); 0: off. Default 5. */
     keepWarmMs: number;
   };
@@ -285,7 +287,9 @@ const fileSchema = complete({
       deadlineMs: withDefault(integer(0, 600_000), 10_000),
     }),
   ),
-  latency: defaulted(complete({ dedicatedCpu: optional(integer(0, 4095)), keepWarmMs: withDefault(integer(0, 60_000), 5) })),
+  latency: defaulted(
+    complete({ dedicatedCpu: optional(integer(0, 4095)), eventLoopNice: optional(integer(-20, 19)), keepWarmMs: withDefault(integer(0, 60_000), 5) }),
+  ),
   backtest: backtestConfigSchema,
   record: optional(complete({ out: string({ minLength: 1, maxLength: 4096 }), symbols: optional(array(symbolSchema, { minLength: 1, maxLength: 200 })) })),
 });

@@ -21,6 +21,7 @@ import type { CommitmentPool } from '../../protocol/commitment-pool.js';
 import { NonceSources } from '../../protocol/nonce.js';
 import { marketRulesOf } from '../../protocol/vocabulary.js';
 import { dedicateCpu } from '../../latency/dedicated-cpu.js';
+import { setEventLoopNice } from '../../latency/priority.js';
 import { commitmentPool, startTrading } from '../trading.js';
 import { blockLine, venueOptions } from '../venue-config.js';
 import { loadAccounts, prepareAccounts, reportNonceLead, type DaemonAccount } from './accounts.js';
@@ -193,6 +194,25 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const unwire = wireMetrics(metrics, sessions, clock, () => isReady().ready, commitments);
     const disposers = sessions.map(({ session }) => onSignal(session.risk, 'SIGUSR2'));
 
+    const { eventLoopNice } = config.latency;
+    if (eventLoopNice !== undefined) {
+      // After the worker threads start: only the event loop (and threads it starts later) runs at this priority.
+      let before: number;
+      try {
+        before = setEventLoopNice(eventLoopNice);
+      } catch (e) {
+        const why = `${(e as Error).message}; a value below the process's needs CAP_SYS_NICE (root, or docker run --cap-add SYS_NICE)`;
+        throw new ConfigError('latency.eventLoopNice', why, undefined, { cause: e });
+      }
+      closers.push(() => {
+        try {
+          setEventLoopNice(before);
+        } catch (e) {
+          log.warn({ nice: before, error: (e as Error).message }, 'the event loop keeps its priority: the one it had is not allowed back');
+        }
+      });
+      log.info({ nice: eventLoopNice, before }, 'event loop priority set');
+    }
     if (config.latency.dedicatedCpu !== undefined) {
       // Last: every worker thread exists now, so all of them move off the CPU.
       const onSpinnerError = (e: Error) => log.warn({ error: e.message }, 'the dedicated CPU lost its spinner: it may go idle between ticks');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkDaemonConfig } from '../../../src/app/config/index.js';
@@ -26,6 +26,8 @@ const cleanup = cleanups();
 const eventLoopCpus = () => /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${process.pid}/task/${process.pid}/status`, 'utf8'))![1];
 /** The daemon also runs with a dedicated CPU where the machine allows it (2+ CPUs, util-linux). */
 const DEDICATE = canDedicateCpu(0);
+/** latency.eventLoopNice of the daemon: one step below the test's priority (allowed without privileges). */
+const NICE = Math.min(19, getPriority() + 1);
 
 function config(dir: string, venue: Venue, dialect: Dialect): string {
   const path = join(dir, 'daemon.yaml');
@@ -66,7 +68,7 @@ function config(dir: string, venue: Venue, dialect: Dialect): string {
       'journal: {path: journal.sqlite}',
       'telemetry: {port: 0, statusIntervalMs: 0}',
       'shutdown: {deadlineMs: 5000}',
-      `latency: {keepWarmMs: 1${DEDICATE ? ', dedicatedCpu: 0' : ''}}`,
+      `latency: {keepWarmMs: 1, eventLoopNice: ${NICE}${DEDICATE ? ', dedicatedCpu: 0' : ''}}`,
       '',
     ].join('\n'),
   );
@@ -121,6 +123,7 @@ describe.each<Dialect>(['v1', 'current'])('daemon (in process, against a local v
     const out: string[] = [];
     const { config: cfg, strategies } = await checkDaemonConfig(config(dir, venue, dialect), { MAIN_SECRET: secret });
     const cpusAtStart = DEDICATE ? eventLoopCpus() : undefined;
+    const niceAtStart = getPriority();
     let daemon: Daemon | undefined = await startDaemon({
       config: cfg,
       strategies,
@@ -132,6 +135,7 @@ describe.each<Dialect>(['v1', 'current'])('daemon (in process, against a local v
     const base = daemon.metricsUrl.replace(/\/metrics$/, '');
     await until(async () => (await fetch(`${base}/readyz`)).status === 200, 'readiness', 20_000, 50);
     if (DEDICATE) expect(eventLoopCpus()).toBe('0');
+    expect(getPriority()).toBe(NICE);
     const agent = Keypair.fromFile(join(dir, 'keys/bot.json'));
     expect(venue.engine.isAuthorized(main.publicKey, agent.publicKey)).toBe(true);
     const symbolsOf = (account: string) => new Set(venue.engine.openOrders(account).map((o) => o.symbol));
@@ -154,6 +158,7 @@ describe.each<Dialect>(['v1', 'current'])('daemon (in process, against a local v
     daemon = undefined;
     expect(summary).toEqual({ leftOpen: 0, timedOut: false });
     if (DEDICATE) expect(eventLoopCpus()).toBe(cpusAtStart);
+    if (process.getuid?.() === 0) expect(getPriority()).toBe(niceAtStart);
     expect(venue.engine.openOrders(main.publicKey)).toEqual([]);
     expect(venue.engine.openOrders(other.publicKey)).toEqual([]);
 

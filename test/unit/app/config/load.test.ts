@@ -64,7 +64,7 @@ describe('daemon config: schema', () => {
     });
     expect(c.log).toEqual({ level: 'info' });
     expect(c.shutdown).toEqual({ cancelOrders: true, deadlineMs: 10_000 });
-    expect(c.latency).toEqual({ dedicatedCpu: undefined, keepWarmMs: 5 });
+    expect(c.latency).toEqual({ dedicatedCpu: undefined, eventLoopNice: undefined, keepWarmMs: 5 });
   });
 
   it('reports mistakes in several sections at once, each with its key path and line', async () => {
@@ -99,6 +99,14 @@ describe('daemon config: schema', () => {
     ]);
     expect(e.message).toContain('8 problems in test.yaml:\n  venue.dialect (line 2): expected "v1" | "current", got "v2"');
     expect(e.message).toContain('  strategies (line 8): array shorter than 1');
+  });
+
+  it('takes latency.eventLoopNice from -20 to 19 and names it otherwise', async () => {
+    expect(parse([...MINIMAL, 'latency: {eventLoopNice: -10}']).latency.eventLoopNice).toBe(-10);
+    for (const nice of ['-21', '20', '1.5']) {
+      const e = await errorsOf(() => parse([...MINIMAL, `latency: {eventLoopNice: ${nice}}`]));
+      expect(where(e)).toEqual(['latency.eventLoopNice@6']);
+    }
   });
 
   it('rejects unknown keys everywhere, naming their path', async () => {
