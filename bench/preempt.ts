@@ -250,6 +250,11 @@ function resting(session: TradingSession<LiveVenue>): boolean {
   return session.execution.openOrders('mm').some((o) => o.orderId !== undefined && (o.status === 'placed' || o.status === 'working'));
 }
 
+/** Every open order of the market maker is acknowledged (no place or replace in flight). */
+function settled(session: TradingSession<LiveVenue>): boolean {
+  return session.execution.openOrders('mm').every((o) => o.orderId !== undefined && (o.status === 'placed' || o.status === 'working'));
+}
+
 async function run(seed: number): Promise<Trial[]> {
   const child = fork(fileURLToPath(import.meta.url), ['venue-side', String(seed)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   if (child.pid !== undefined && !(CHRT && spawnSync('chrt', ['--all-tasks', '--idle', '-p', '0', String(child.pid)]).status === 0)) setPriority(child.pid, 19);
@@ -363,7 +368,8 @@ async function run(seed: number): Promise<Trial[]> {
     // A warm-up pair, then TRIALS pairs: with the burst, and without it.
     for (let t = 0; t <= 2 * TRIALS + 1; t++) {
       const backlog = t % 2 === 0;
-      await until('the market maker quoting', () => resting(session));
+      // Quoting with nothing in flight: a kill then finds resting orders unless a requote starts within the trial.
+      await until('the market maker quoting', () => resting(session) && settled(session));
       const before = bookUpdates(session);
       pending = undefined;
       let frames = 0;
