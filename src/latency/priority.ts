@@ -1,5 +1,5 @@
 // The event loop's scheduling priority (nice), for a host whose CPUs other processes share: there a kill or a cancel
-// waits mostly in the kernel's run queue (bench preempt), and a lower nice value than theirs shortens that wait.
+// waits mostly in the kernel's run queue (bench preempt), and a lower nice value than theirs can shorten that wait.
 // Invariant: only the calling thread (the event loop) changes (Linux sets a thread's nice value); threads it starts
 // later inherit it, threads already running keep theirs.
 
