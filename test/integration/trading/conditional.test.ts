@@ -61,7 +61,11 @@ function protectedLong(events: OrderEvent[]): LoadedStrategy {
   return { name: 'protected', module: 'inline', file: 'inline', definition: definition as StrategyDefinition<unknown>, params: {}, symbols: [SYMBOL] };
 }
 
-async function venueAtMark(price: number, dialect: Dialect = 'v1') {
+/** A resting order of the liquidity provider: `[isBuy, price, size]`. */
+type Level = readonly [boolean, number, number];
+
+/** A venue of `dialect` at mark 100 (setMark moves it by the oracle) and a liquidity provider resting `levels`. */
+async function venueAtMark(dialect: Dialect, ...levels: Level[]) {
   const oracleKey = Keypair.generate();
   const venue = await startVenue({ port: 0, flow: false, seed: 18, oracleKeys: [oracleKey.publicKey], dialect });
   closers.push(() => venue.close());
@@ -70,31 +74,50 @@ async function venueAtMark(price: number, dialect: Dialect = 'v1') {
     const reply = await oracle.send({ type: 'oracle', prices: [{ timestamp: BigInt(Date.now()) * 1_000_000n, symbol: SYMBOL, price: px }] });
     expect(reply.body.status).toBe('ok');
   };
-  await setMark(price);
-  return { venue, setMark };
+  await setMark(100);
+  const lp = new Trader(venue);
+  await lp.faucet(1_000_000);
+  await lp.orders(...levels.map(([isBuy, price, size]) => lp.limit(SYMBOL, isBuy, price, size)));
+  return { venue, setMark, lp };
+}
+
+/** venueAtMark with a started execution bot funded with 10,000 USD; `statuses(tag)`: its strategy `s`'s statuses of the order tagged `tag`. */
+async function botAtMark(dialect: Dialect, ...levels: Level[]) {
+  const at = await venueAtMark(dialect, ...levels);
+  const b = new Bot(at.venue);
+  closers.push(() => b.close({ deadlineMs: 2_000 }));
+  await new Trader(at.venue, b.key).faucet(10_000);
+  await b.exec.start();
+  const statuses = (tag: string) =>
+    b
+      .of('s')
+      .filter((e) => e.clientTag === tag)
+      .map((e) => e.status);
+  return { ...at, b, statuses };
 }
 
 describe('conditional intents against the local venue', () => {
   it('a free-standing stop-limit: untriggered while parked, placed as a GTC limit once the mark crosses, then filled', async () => {
-    const { venue, setMark } = await venueAtMark(100);
-    const lp = new Trader(venue);
-    await lp.faucet(1_000_000);
-    await lp.orders(lp.limit(SYMBOL, false, 104, 5));
-    const b = new Bot(venue);
-    closers.push(() => b.close({ deadlineMs: 2_000 }));
-    await new Trader(venue, b.key).faucet(10_000);
-    await b.exec.start();
-    const order = { symbol: SYMBOL, side: 'buy', size: 1, price: 103, tif: 'GTC', reduceOnly: false, trigger: { kind: 'stop', triggerPrice: 102 } } as const;
+    const { setMark, lp, b, statuses } = await botAtMark('v1', [false, 104, 5]);
+    const order = {
+      symbol: SYMBOL,
+      side: 'buy',
+      size: 1,
+      price: 103,
+      tif: 'GTC',
+      reduceOnly: false,
+      clientTag: 'stop',
+      trigger: { kind: 'stop', triggerPrice: 102 },
+    } as const;
     b.exec.submit('s', { kind: 'place', order, ...stamp() });
-    const statuses = () => b.of('s').map((e) => e.status);
-    await until(() => statuses().includes('untriggered'), 'the stop-limit parked');
+    await until(() => statuses('stop').includes('untriggered'), 'the stop-limit parked');
     expect((await b.openAtVenue()).map((o) => [o.price, o.maker, o.status, o.parked])).toEqual([[103, false, 'placed', true]]);
 
     await setMark(102.5);
-    await until(() => statuses().includes('placed'), 'the stop-limit on the book');
+    await until(() => statuses('stop').includes('placed'), 'the stop-limit on the book');
     expect((await b.openAtVenue()).map((o) => [o.price, o.maker, o.status, o.parked])).toEqual([[103, true, 'placed', false]]);
     await lp.orders(lp.limit(SYMBOL, false, 103, 1, 'IOC'));
-    await until(() => statuses().includes('filled'), 'the stop-limit filled');
+    await until(() => statuses('stop').includes('filled'), 'the stop-limit filled');
     expect(b.of('s').map((e) => [e.status, e.filledSize])).toEqual([
       ['pendingNew', 0],
       ['untriggered', 0],
@@ -106,10 +129,7 @@ describe('conditional intents against the local venue', () => {
   it.each<Dialect>(['v1', 'current'])(
     '%s: a take-profit and a stop-market attached to a long fire when the oracle moves the mark, fill, and end filled',
     async (dialect) => {
-      const { venue, setMark } = await venueAtMark(100, dialect);
-      const lp = new Trader(venue);
-      await lp.faucet(1_000_000);
-      await lp.orders(lp.limit(SYMBOL, false, 100, 2), lp.limit(SYMBOL, true, 99, 10));
+      const { venue, setMark, lp } = await venueAtMark(dialect, [false, 100, 2], [true, 99, 10]);
 
       const key = Keypair.generate();
       venue.engine.faucet(key.publicKey, 10_000);
@@ -165,25 +185,13 @@ describe('conditional intents against the local venue', () => {
 
 describe("the current dialect's trailing stops and ranges from intents, through execution and the local venue", () => {
   it('each is tracked under the id computed at signing: untriggered while parked, filled when the mark reaches it', async () => {
-    const { venue, setMark } = await venueAtMark(100, 'current');
-    const lp = new Trader(venue);
-    await lp.faucet(1_000_000);
-    await lp.orders(lp.limit(SYMBOL, false, 100, 2), lp.limit(SYMBOL, true, 99, 10));
-    const b = new Bot(venue);
-    closers.push(() => b.close({ deadlineMs: 2_000 }));
-    await new Trader(venue, b.key).faucet(10_000);
-    await b.exec.start();
+    const { setMark, b, statuses } = await botAtMark('current', [false, 100, 2], [true, 99, 10]);
     b.exec.submit('s', { kind: 'place', order: { symbol: SYMBOL, side: 'buy', size: 2, tif: 'IOC', reduceOnly: false }, ...stamp() });
     await until(() => b.of('s').some((e) => e.status === 'filled'), 'the long opened');
     const closing = (clientTag: string, trigger: TriggerSpec) =>
       b.exec.submit('s', { kind: 'place', order: { symbol: SYMBOL, side: 'sell', size: 1, tif: 'GTC', reduceOnly: true, clientTag, trigger }, ...stamp() });
     closing('trail', { kind: 'trailing', trailBps: 100, stepBps: 0 });
     closing('range', { kind: 'range', low: 90, high: 110 });
-    const statuses = (tag: string) =>
-      b
-        .of('s')
-        .filter((e) => e.clientTag === tag)
-        .map((e) => e.status);
     await until(() => statuses('trail').includes('untriggered') && statuses('range').includes('untriggered'), 'both parked');
     const parkedIds = b.exec.openOrders('s').map((o) => o.orderId);
     expect((await b.openAtVenue()).map((o) => o.orderId).sort()).toEqual([...parkedIds].sort());
@@ -209,14 +217,7 @@ describe("the current dialect's trailing stops and ranges from intents, through 
 
 describe("the current dialect's on-fill orders from intents, through execution and the local venue", () => {
   it('children are tracked under their nested ids: untriggered while held, placed when the parent fills, cancelled with it', async () => {
-    const { venue, setMark } = await venueAtMark(100, 'current');
-    const lp = new Trader(venue);
-    await lp.faucet(1_000_000);
-    await lp.orders(lp.limit(SYMBOL, false, 100, 2), lp.limit(SYMBOL, true, 98, 10));
-    const b = new Bot(venue);
-    closers.push(() => b.close({ deadlineMs: 2_000 }));
-    await new Trader(venue, b.key).faucet(10_000);
-    await b.exec.start();
+    const { setMark, lp, b, statuses } = await botAtMark('current', [false, 100, 2], [true, 98, 10]);
     const closing = (clientTag: string, trigger: TriggerSpec) =>
       ({ symbol: SYMBOL, side: 'sell', size: 1, tif: 'GTC', reduceOnly: true, clientTag, trigger }) as const;
     const entry = (clientTag: string, price: number) =>
@@ -232,11 +233,6 @@ describe("the current dialect's on-fill orders from intents, through execution a
       }) as const;
     b.exec.submit('s', { kind: 'place', order: entry('a', 99.5), ...stamp() });
     b.exec.submit('s', { kind: 'place', order: entry('b', 99), ...stamp() });
-    const statuses = (tag: string) =>
-      b
-        .of('s')
-        .filter((e) => e.clientTag === tag)
-        .map((e) => e.status);
     await until(() => statuses('a').includes('placed') && statuses('b').includes('placed'), 'the parents rest');
     expect(statuses('a-sl')).toEqual(['untriggered']);
     expect(statuses('a')).toEqual(['pendingNew', 'placed']);
@@ -271,14 +267,7 @@ describe("the current dialect's on-fill orders from intents, through execution a
 
 describe("the current dialect's trigger baskets from intents (whenMark), through execution and the local venue", () => {
   it('the order is tracked under its nested id: untriggered while its basket is parked, its own statuses once fired; a cancel cancels the basket', async () => {
-    const { venue, setMark } = await venueAtMark(100, 'current');
-    const lp = new Trader(venue);
-    await lp.faucet(1_000_000);
-    await lp.orders(lp.limit(SYMBOL, false, 103, 5), lp.limit(SYMBOL, true, 97, 5));
-    const b = new Bot(venue);
-    closers.push(() => b.close({ deadlineMs: 2_000 }));
-    await new Trader(venue, b.key).faucet(10_000);
-    await b.exec.start();
+    const { setMark, lp, b, statuses } = await botAtMark('current', [false, 103, 5], [true, 97, 5]);
     const breakout = {
       symbol: SYMBOL,
       side: 'buy',
@@ -292,11 +281,6 @@ describe("the current dialect's trigger baskets from intents (whenMark), through
     const dip = { ...breakout, price: 96, tif: 'GTC', clientTag: 'dip', whenMark: { above: false, price: 95 } } as const;
     b.exec.submit('s', { kind: 'place', order: breakout, ...stamp() });
     b.exec.submit('s', { kind: 'place', order: dip, ...stamp() });
-    const statuses = (tag: string) =>
-      b
-        .of('s')
-        .filter((e) => e.clientTag === tag)
-        .map((e) => e.status);
     await until(() => statuses('breakout').includes('untriggered') && statuses('dip').includes('untriggered'), 'both parked');
     const [breakoutId, dipId] = ['breakout', 'dip'].map((tag) => b.exec.openOrders('s').find((o) => o.spec.clientTag === tag)!.orderId);
     expect((await b.openAtVenue()).map((o) => o.orderId)).not.toContain(breakoutId);
@@ -318,14 +302,7 @@ describe("the current dialect's trigger baskets from intents (whenMark), through
 
 describe("the current dialect's trigger baskets of several orders (a basket intent), through execution and the local venue", () => {
   it('each order is tracked under its nested id: untriggered while parked, filled or resting once the mark fires the basket; a cancel cancels the basket', async () => {
-    const { venue, setMark } = await venueAtMark(100, 'current');
-    const lp = new Trader(venue);
-    await lp.faucet(1_000_000);
-    await lp.orders(lp.limit(SYMBOL, false, 103, 5), lp.limit(SYMBOL, true, 97, 5));
-    const b = new Bot(venue);
-    closers.push(() => b.close({ deadlineMs: 2_000 }));
-    await new Trader(venue, b.key).faucet(10_000);
-    await b.exec.start();
+    const { setMark, lp, b, statuses } = await botAtMark('current', [false, 103, 5], [true, 97, 5]);
     const buy = (clientTag: string, price: number, tif: 'GTC' | 'IOC') =>
       ({ symbol: SYMBOL, side: 'buy', size: 1, price, tif, reduceOnly: false, clientTag }) as const;
     b.exec.submit('s', {
@@ -342,11 +319,6 @@ describe("the current dialect's trigger baskets of several orders (a basket inte
       orders: [buy('dip1', 94, 'GTC'), buy('dip2', 93, 'GTC')],
       ...stamp(),
     });
-    const statuses = (tag: string) =>
-      b
-        .of('s')
-        .filter((e) => e.clientTag === tag)
-        .map((e) => e.status);
     const tags = ['take', 'rest', 'dip1', 'dip2'];
     await until(() => tags.every((t) => statuses(t).includes('untriggered')), 'every order parked');
     const ids = new Map(tags.map((tag) => [tag, b.exec.openOrders('s').find((o) => o.spec.clientTag === tag)!.orderId!]));
@@ -384,10 +356,7 @@ describe('perpbot order place --trigger against the local venue', () => {
   });
 
   it('parks a stop-market (px 0.0) that fills when the mark crosses; --price with --trigger is refused before signing', async () => {
-    const { venue, setMark } = await venueAtMark(100);
-    const lp = new Trader(venue);
-    await lp.faucet(1_000_000);
-    await lp.orders(lp.limit(SYMBOL, false, 101, 5));
+    const { venue, setMark, lp } = await venueAtMark('v1', [false, 101, 5]);
     const key = Keypair.generate();
     const keyFile = join(home, 'key.json');
     writeFileSync(keyFile, key.keyFileText(), { mode: 0o600 });
