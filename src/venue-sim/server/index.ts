@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { systemClock, type Clock } from '../../core/clock.js';
+import { currentAccountQuerySchema } from '../../protocol/current/account-query.js';
+import { accountQuerySchema } from '../../protocol/v1/account.js';
 import { MAX_BATCH_ITEMS } from '../../protocol/v1/actions.js';
 import { Engine, type EngineOptions, type MarketConfig } from '../engine/index.js';
 import { MarketFlow, type FlowOptions } from '../flow.js';
@@ -132,7 +134,8 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
     nonces,
     oracleKeys,
     current,
-    accountRows: (type, user) => streams.accountRows(type, user),
+    accountQuery: dialect === 'current' ? currentAccountQuerySchema : accountQuerySchema,
+    accountRows: (query) => streams.accountRows(query),
     marketData: streams,
     maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
     maxBatchItems: opts.maxBatchItems ?? MAX_BATCH_ITEMS,

@@ -275,6 +275,22 @@ describe('liquidation of several positions', () => {
     ]);
     expect(engine.fullAccount(ALICE).positions).toEqual([]);
     expect(engine.orderHistory(ALICE)).toHaveLength(1);
+    // riskHistory keeps the newest historyLimit (1) rows: the second position's liquidation.
+    expect(engine.riskHistory(ALICE)).toEqual([
+      {
+        owner: ALICE,
+        symbol: 'ETH-USD',
+        eventType: 'liquidation',
+        isBuy: false,
+        amount: 3,
+        price: 2650,
+        marginPrior: liquidations[1]!.marginPrior,
+        marginAfter: liquidations[1]!.marginAfter,
+        slot: engine.slot,
+        timestamp: clock.ns,
+      },
+    ]);
+    expect(engine.riskHistory(CAROL)).toEqual([]);
     expect(engine.selfCheck()).toEqual([]);
   });
 });
