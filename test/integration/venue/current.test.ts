@@ -368,6 +368,37 @@ describe('the local venue in the current generation', () => {
     ]);
   });
 
+  it('a restart with its state keeps parked baskets and held on-fill actions: they run after it as before', async () => {
+    const first = await venueWith({ port: 0 });
+    const [owner, taker] = [Keypair.generate(), Keypair.generate()];
+    for (const k of [owner, taker]) first.engine.faucet(k.publicKey, 100_000);
+    first.engine.setOraclePrice(SYMBOL, 50_000);
+    const basket = sign(owner, [{ trig: { c: SYMBOL, d: true, tr: 50_500, actions: [limit(true, 48_000, 0.01)] } }]);
+    const bracket = sign(owner, [{ of: { trigger: limit(true, 49_900, 0.01), actions: [limit(false, 51_000, 0.01)] } }]);
+    for (const r of [basket, bracket]) expect((await send(first, r)).body.status).toBe('ok');
+    await first.close();
+    const venue = await venueWith({ port: first.port, resume: first });
+    const [bidId] = basket.encoded.childOrderIds[0]!;
+    const [askId] = bracket.encoded.childOrderIds[0]!;
+    const full = async () => (await post(venue, '/account', { type: 'fullAccount', user: owner.publicKey })).body[0].fullAccount;
+    expect((await full()).pendingOnFill.map((p: any) => p.parentOrderId)).toEqual([bracket.encoded.orderIds[0]]);
+    expect((await full()).openOrders.map((o: any) => o.orderId).sort()).toEqual([basket.encoded.orderIds[0], bracket.encoded.orderIds[0]].sort());
+    venue.engine.setOraclePrice(SYMBOL, 50_600);
+    venue.step();
+    await send(venue, sign(taker, [limit(false, 49_900, 0.01, 'IOC')]));
+    expect(
+      venue.engine
+        .openOrders(owner.publicKey)
+        .map((o) => [o.orderId, o.price])
+        .sort(),
+    ).toEqual(
+      [
+        [bidId, 48_000],
+        [askId, 51_000],
+      ].sort(),
+    );
+  });
+
   it('types each conditional as itself in openOrders, orderUpdate (ot, trigger) and orderHistory; a fired one keeps its type', async () => {
     const owner = Keypair.generate();
     const { venue, mark } = await longs(owner);
