@@ -14,6 +14,8 @@ import { closingTrigger, defineStrategy, positionOf, schema, type Intent, type S
 import type { LoadedStrategy } from '../../../src/strategy/loader.js';
 import { startVenue } from '../../../src/venue-sim/server/index.js';
 import { cleanups } from '../../support/cleanups.js';
+import { FaultProxy, isAction } from '../../support/fault-proxy.js';
+import { FakeRisk } from '../../unit/execution/fakes.js';
 import { until } from '../../support/until.js';
 import { Bot, stamp } from '../execution/bot.js';
 import { Trader } from '../venue/harness.js';
@@ -343,6 +345,69 @@ describe("the current dialect's trigger baskets of several orders (a basket inte
     await until(() => statuses('rest').includes('cancelled'), 'the fired order cancelled on its own');
     expect(await b.openAtVenue()).toEqual([]);
     expect(b.exec.openOrders('s')).toEqual([]);
+  }, 30_000);
+});
+
+describe("the current dialect's trigger baskets under faults, through execution and the local venue", () => {
+  /** A bot trading through a fault proxy in front of a current-dialect venue at mark 100 with a liquidity provider's ask at 103. */
+  async function behindProxy() {
+    const at = await venueAtMark('current', [false, 103, 5]);
+    const proxy = await FaultProxy.start(at.venue.port);
+    closers.push(() => proxy.close());
+    const b = new Bot(at.venue, Keypair.generate(), new FakeRisk(), {}, { httpUrl: proxy.via(at.venue.url), wsUrl: proxy.via(at.venue.wsUrl), timeoutMs: 500 });
+    closers.push(() => b.close({ deadlineMs: 2_000 }));
+    await new Trader(at.venue, b.key).faucet(10_000);
+    await b.exec.start();
+    const statuses = (tag: string) =>
+      b
+        .of('s')
+        .filter((e) => e.clientTag === tag)
+        .map((e) => e.status);
+    const basket = (whenMark: number) =>
+      b.exec.submit('s', {
+        kind: 'basket',
+        symbol: SYMBOL,
+        whenMark: { above: true, price: whenMark },
+        orders: [
+          { symbol: SYMBOL, side: 'buy', size: 1, price: 103, tif: 'IOC', reduceOnly: false, clientTag: 'take' },
+          { symbol: SYMBOL, side: 'buy', size: 1, price: 101, tif: 'GTC', reduceOnly: false, clientTag: 'rest' },
+        ],
+        ...stamp(),
+      });
+    return { ...at, proxy, b, statuses, basket };
+  }
+
+  it('a basket whose answer is lost (applied, connection reset, account stream held) is resolved by query as parked, then fires and fills', async () => {
+    const { proxy, b, statuses, basket, setMark } = await behindProxy();
+    proxy.setWs({ kind: 'stall' });
+    proxy.setHttp({ fault: { kind: 'applied', answer: 'reset' }, match: isAction, hits: 1 });
+    basket(102);
+    await until(() => statuses('take').includes('untriggered') && statuses('rest').includes('untriggered'), 'both orders resolved as parked by query', 10_000);
+    expect(proxy.hits).toBe(1);
+    proxy.heal();
+    await setMark(102);
+    await until(() => statuses('take').includes('filled') && statuses('rest').includes('placed'), 'the basket fired', 10_000);
+    expect(statuses('take')).toEqual(['pendingNew', 'unknown', 'untriggered', 'filled']);
+    expect(statuses('rest')).toEqual(['pendingNew', 'unknown', 'untriggered', 'placed']);
+    expect((await b.openAtVenue()).map((o) => o.price)).toEqual([101]);
+  }, 30_000);
+
+  it('a parked basket outlives a venue restart with its state: the bot reconnects, still tracks it, and sees it fire', async () => {
+    const { venue, proxy, b, statuses, basket } = await behindProxy();
+    basket(102);
+    await until(() => statuses('take').includes('untriggered') && statuses('rest').includes('untriggered'), 'both parked', 10_000);
+    await proxy.outage();
+    await venue.close();
+    const again = await startVenue({ port: 0, resume: venue, dialect: 'current', flow: false, seed: 18 });
+    closers.push(() => again.close());
+    proxy.retarget(again.port);
+    await proxy.restore();
+    again.engine.setOraclePrice(SYMBOL, 102);
+    again.step();
+    await until(() => statuses('take').includes('filled') && statuses('rest').includes('placed'), 'the basket fired after the restart', 15_000);
+    expect(statuses('take').at(-1)).toBe('filled');
+    expect(again.engine.openOrders(b.key.publicKey).map((o) => o.price)).toEqual([101]);
+    expect(b.exec.openOrders('s').map((o) => o.spec.clientTag)).toEqual(['rest']);
   }, 30_000);
 });
 
