@@ -83,6 +83,13 @@ async function venueAtMark(dialect: Dialect, ...levels: Level[]) {
   return { venue, setMark, lp };
 }
 
+/** The statuses of `b`'s events of strategy `s` for the order tagged `tag`, in order. */
+const statusesOf = (b: Bot) => (tag: string) =>
+  b
+    .of('s')
+    .filter((e) => e.clientTag === tag)
+    .map((e) => e.status);
+
 /** venueAtMark with a started execution bot funded with 10,000 USD; `statuses(tag)`: its strategy `s`'s statuses of the order tagged `tag`. */
 async function botAtMark(dialect: Dialect, ...levels: Level[]) {
   const at = await venueAtMark(dialect, ...levels);
@@ -90,11 +97,7 @@ async function botAtMark(dialect: Dialect, ...levels: Level[]) {
   closers.push(() => b.close({ deadlineMs: 2_000 }));
   await new Trader(at.venue, b.key).faucet(10_000);
   await b.exec.start();
-  const statuses = (tag: string) =>
-    b
-      .of('s')
-      .filter((e) => e.clientTag === tag)
-      .map((e) => e.status);
+  const statuses = statusesOf(b);
   return { ...at, b, statuses };
 }
 
@@ -358,11 +361,7 @@ describe("the current dialect's trigger baskets under faults, through execution 
     closers.push(() => b.close({ deadlineMs: 2_000 }));
     await new Trader(at.venue, b.key).faucet(10_000);
     await b.exec.start();
-    const statuses = (tag: string) =>
-      b
-        .of('s')
-        .filter((e) => e.clientTag === tag)
-        .map((e) => e.status);
+    const statuses = statusesOf(b);
     const basket = (whenMark: number) =>
       b.exec.submit('s', {
         kind: 'basket',
