@@ -391,6 +391,40 @@ describe("the current dialect's trigger baskets under faults, through execution 
     expect((await b.openAtVenue()).map((o) => o.price)).toEqual([101]);
   }, 30_000);
 
+  it('an order with on-fill children whose answer is lost while the account stream is down: resolved filled by query, its children tracked under the ids they rest at', async () => {
+    const { proxy, b, statuses } = await behindProxy();
+    proxy.setWs({ kind: 'down' });
+    proxy.setHttp({ fault: { kind: 'applied', answer: 'reset' }, match: isAction, hits: 1 });
+    const child = (clientTag: string, triggerPrice: number, kind: 'takeProfit' | 'stop') =>
+      ({ symbol: SYMBOL, side: 'sell', size: 1, tif: 'GTC', reduceOnly: true, clientTag, trigger: { kind, triggerPrice } }) as const;
+    b.exec.submit('s', {
+      kind: 'place',
+      order: {
+        symbol: SYMBOL,
+        side: 'buy',
+        size: 1,
+        price: 103,
+        tif: 'IOC',
+        reduceOnly: false,
+        clientTag: 'entry',
+        onFill: [child('tp', 110, 'takeProfit'), child('sl', 95, 'stop')],
+      },
+      ...stamp(),
+    });
+    await until(() => statuses('entry').includes('filled'), 'the entry resolved as filled by query', 10_000);
+    proxy.heal();
+    await until(async () => (await b.openAtVenue()).length === 2, 'both children parked at the venue', 10_000);
+    for (const tag of ['tp', 'sl']) expect(statuses(tag)).toEqual(['untriggered']);
+    const atVenue = (await b.openAtVenue()).map((o) => o.orderId).sort();
+    expect(
+      b.exec
+        .openOrders('s')
+        .map((o) => o.orderId)
+        .sort(),
+    ).toEqual(atVenue);
+    expect(atVenue).toHaveLength(2);
+  }, 30_000);
+
   it('a parked basket outlives a venue restart with its state: the bot reconnects, still tracks it, and sees it fire', async () => {
     const { venue, proxy, b, statuses, basket } = await behindProxy();
     basket(102);
