@@ -83,6 +83,10 @@ async function venueAtMark(dialect: Dialect, ...levels: Level[]) {
   return { venue, setMark, lp };
 }
 
+/** A buy of 1 SOL at `price`, tagged `clientTag`. */
+const buy = (clientTag: string, price: number, tif: 'GTC' | 'IOC') =>
+  ({ symbol: SYMBOL, side: 'buy', size: 1, price, tif, reduceOnly: false, clientTag }) as const;
+
 /** The statuses of `b`'s events of strategy `s` for the order tagged `tag`, in order. */
 const statusesOf = (b: Bot) => (tag: string) =>
   b
@@ -273,16 +277,7 @@ describe("the current dialect's on-fill orders from intents, through execution a
 describe("the current dialect's trigger baskets from intents (whenMark), through execution and the local venue", () => {
   it('the order is tracked under its nested id: untriggered while its basket is parked, its own statuses once fired; a cancel cancels the basket', async () => {
     const { setMark, lp, b, statuses } = await botAtMark('current', [false, 103, 5], [true, 97, 5]);
-    const breakout = {
-      symbol: SYMBOL,
-      side: 'buy',
-      size: 1,
-      price: 103,
-      tif: 'IOC',
-      reduceOnly: false,
-      clientTag: 'breakout',
-      whenMark: { above: true, price: 102 },
-    } as const;
+    const breakout = { ...buy('breakout', 103, 'IOC'), whenMark: { above: true, price: 102 } } as const;
     const dip = { ...breakout, price: 96, tif: 'GTC', clientTag: 'dip', whenMark: { above: false, price: 95 } } as const;
     b.exec.submit('s', { kind: 'place', order: breakout, ...stamp() });
     b.exec.submit('s', { kind: 'place', order: dip, ...stamp() });
@@ -308,8 +303,6 @@ describe("the current dialect's trigger baskets from intents (whenMark), through
 describe("the current dialect's trigger baskets of several orders (a basket intent), through execution and the local venue", () => {
   it('each order is tracked under its nested id: untriggered while parked, filled or resting once the mark fires the basket; a cancel cancels the basket', async () => {
     const { setMark, lp, b, statuses } = await botAtMark('current', [false, 103, 5], [true, 97, 5]);
-    const buy = (clientTag: string, price: number, tif: 'GTC' | 'IOC') =>
-      ({ symbol: SYMBOL, side: 'buy', size: 1, price, tif, reduceOnly: false, clientTag }) as const;
     b.exec.submit('s', {
       kind: 'basket',
       symbol: SYMBOL,
@@ -367,10 +360,7 @@ describe("the current dialect's trigger baskets under faults, through execution 
         kind: 'basket',
         symbol: SYMBOL,
         whenMark: { above: true, price: whenMark },
-        orders: [
-          { symbol: SYMBOL, side: 'buy', size: 1, price: 103, tif: 'IOC', reduceOnly: false, clientTag: 'take' },
-          { symbol: SYMBOL, side: 'buy', size: 1, price: 101, tif: 'GTC', reduceOnly: false, clientTag: 'rest' },
-        ],
+        orders: [buy('take', 103, 'IOC'), buy('rest', 101, 'GTC')],
         ...stamp(),
       });
     return { ...at, proxy, b, statuses, basket };
@@ -399,16 +389,7 @@ describe("the current dialect's trigger baskets under faults, through execution 
       ({ symbol: SYMBOL, side: 'sell', size: 1, tif: 'GTC', reduceOnly: true, clientTag, trigger: { kind, triggerPrice } }) as const;
     b.exec.submit('s', {
       kind: 'place',
-      order: {
-        symbol: SYMBOL,
-        side: 'buy',
-        size: 1,
-        price: 103,
-        tif: 'IOC',
-        reduceOnly: false,
-        clientTag: 'entry',
-        onFill: [child('tp', 110, 'takeProfit'), child('sl', 95, 'stop')],
-      },
+      order: { ...buy('entry', 103, 'IOC'), onFill: [child('tp', 110, 'takeProfit'), child('sl', 95, 'stop')] },
       ...stamp(),
     });
     await until(() => statuses('entry').includes('filled'), 'the entry resolved as filled by query', 10_000);
