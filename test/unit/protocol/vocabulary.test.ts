@@ -11,6 +11,7 @@ import { exchangeInfoSchema } from '../../../src/protocol/v1/exchange-info.js';
 import { v1Inbound } from '../../../src/protocol/v1/inbound.js';
 import { parseActionResponse } from '../../../src/protocol/v1/responses.js';
 import type { StreamMessage } from '../../../src/protocol/v1/stream.js';
+import { margin, position } from './current/rows.js';
 import {
   accountUpdateOf,
   bookUpdateOf,
@@ -421,32 +422,6 @@ describe('the account stream (spec: Events; gaps §7; venue-protocol §9.4)', ()
         },
       },
     ]);
-    const margin = {
-      totalBalance: 10000,
-      availableBalance: 7500,
-      marginUsed: 2500,
-      notional: 49505,
-      realizedPnl: 12.5,
-      unrealizedPnl: -5,
-      fees: -1.2,
-      funding: 0.1,
-    };
-    const position = {
-      symbol: 'BTC-USD',
-      size: -0.5,
-      price: 99000,
-      fairPrice: 99010,
-      notional: 49505,
-      realizedPnl: 12.5,
-      unrealizedPnl: -5,
-      leverage: 10,
-      liquidationPrice: 120000,
-      fees: -1.2,
-      funding: 0.1,
-      maintenanceMargin: 250,
-      lambda: 0.02,
-      riskAllocation: 0.5,
-    };
     const row = { ...openOrderRow, isBuy: undefined, originalSize: -1, size: -0.75, tif: 'postOnly', orderType: 'limit', trigger: null, iso: false };
     const snapshot = {
       type: 'accountSnapshot',

@@ -1,17 +1,11 @@
-import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../../src/core/errors.js';
 import { parseJson } from '../../../../src/core/json.js';
 import { parse } from '../../../../src/core/schema.js';
 import { decodeCurrentStream } from '../../../../src/protocol/current/inbound-stream.js';
+import { margin, OID, OTHER, position as basePosition, TS, TS_NS, USER } from './rows.js';
 import { streamMessageSchema, type StreamMessage } from '../../../../src/protocol/v1/stream.js';
 
-const key = (byte: number) => bs58.encode(new Uint8Array(32).fill(byte));
-const USER = key(0x11);
-const OTHER = key(0x22);
-const OID = key(0x44);
-const TS = '1770918312787284000';
-const TS_NS = 1770918312787284000n;
 const MS = 1770918312787;
 const TOPIC = `account.${USER}`;
 
@@ -115,32 +109,8 @@ const market: [string, Record<string, unknown>, (m: Record<string, unknown>) => 
 ];
 
 // The account stream: venue-protocol §9.4.
-const margin = {
-  totalBalance: 10000,
-  availableBalance: 7500,
-  marginUsed: 2500,
-  notional: 49505,
-  realizedPnl: 12.5,
-  unrealizedPnl: -5,
-  fees: -1.2,
-  funding: 0.1,
-};
 const position = {
-  symbol: 'BTC-USD',
-  size: -0.5,
-  price: 99000,
-  fairPrice: 99010,
-  notional: 49505,
-  realizedPnl: 12.5,
-  unrealizedPnl: -5,
-  leverage: 10,
-  liquidationPrice: 120000,
-  fees: -1.2,
-  funding: 0.1,
-  maintenanceMargin: 250,
-  lambda: 0.02,
-  riskAllocation: 0.5,
-  iso: false,
+  ...basePosition,
   protection: { orders: [{ orderId: OID, orderType: 'stop', trigger: { isAbove: true, px: 105000 } }] },
   allocMargin: 2500,
 };
