@@ -1,21 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { TERMINAL_ORDER_STATUSES } from '../../../src/core/intent.js';
 import type { EngineEvent, FillRow, OrderActionItem, OrderHistoryRow, OrderStatus } from '../../../src/venue-sim/engine/index.js';
 import { ALICE, BOB, CAROL, DAVE, limit, makeEngine, place, statusKey } from './helpers.js';
 
-const TERMINAL = new Set<OrderStatus>([
-  'filled',
-  'partiallyFilled',
-  'cancelled',
-  'cancelledRiskLimit',
-  'cancelledSelfCrossing',
-  'cancelledReduceOnly',
-  'cancelledIOC',
-  'rejectedInvalid',
-  'rejectedRiskLimit',
-  'rejectedCrossing',
-  'rejectedDuplicate',
-]);
+const TERMINAL = new Set<OrderStatus>(TERMINAL_ORDER_STATUSES);
 const ACCOUNTS = [ALICE, BOB, CAROL, DAVE];
 const SYMBOLS = [
   { symbol: 'BTC-USD', px: (off: number) => (500_000 + off * 10) / 10, sz: (k: number) => k / 1000 },
