@@ -3,6 +3,7 @@ import { ValidationError } from '../../../../src/core/errors.js';
 import { parseJson } from '../../../../src/core/json.js';
 import { parse } from '../../../../src/core/schema.js';
 import { decodeCurrentStream } from '../../../../src/protocol/current/inbound-stream.js';
+import { TICKER_NUMBERS } from '../v1/rows.js';
 import { margin, OID, OTHER, position as basePosition, TS, TS_NS, USER } from './rows.js';
 import { streamMessageSchema, type StreamMessage } from '../../../../src/protocol/v1/stream.js';
 
@@ -12,25 +13,6 @@ const TOPIC = `account.${USER}`;
 const account = (data: Record<string, unknown>) => ({ type: 'account', data, topic: TOPIC });
 
 // Market data and control messages: venue-protocol §9.2–9.3 (the same shapes as v1).
-const tickerFields = [
-  'priceChange',
-  'priceChangePercent',
-  'lastPrice',
-  'highPrice',
-  'lowPrice',
-  'volume',
-  'quoteVolume',
-  'markPrice',
-  'oraclePrice',
-  'openInterest',
-  'fundingRate',
-  'regimeDt',
-  'regimeVol',
-  'regimeMv',
-  'fairBookPx',
-  'fairVol',
-  'fairBias',
-];
 const market: [string, Record<string, unknown>, (m: Record<string, unknown>) => unknown, string][] = [
   ['subscriptionResponse', { type: 'subscriptionResponse', topics: ['ticker.BTC-USD', TOPIC] }, (m) => ({ ...m, topics: [1] }), 'topics[0]'],
   ['unsubscribeResponse', { type: 'unsubscribeResponse', topic: 'ticker.BTC-USD' }, () => ({ type: 'unsubscribeResponse' }), 'topic'],
@@ -39,7 +21,7 @@ const market: [string, Record<string, unknown>, (m: Record<string, unknown>) => 
     'ticker',
     {
       type: 'ticker',
-      data: { ticker: { symbol: 'BTC-USD', ...Object.fromEntries(tickerFields.map((f) => [f, 1.5])), regime: -11, timestamp: TS } },
+      data: { ticker: { symbol: 'BTC-USD', ...Object.fromEntries(TICKER_NUMBERS.map((f) => [f, 1.5])), regime: -11, timestamp: TS } },
       topic: 'ticker.BTC-USD',
     },
     (m) => ({ ...m, data: { ticker: { ...(m.data as { ticker: object }).ticker, regime: 0.5 } } }),

@@ -26,3 +26,6 @@ export const ticker = {
   fairBias: 0,
   timestamp: TS,
 };
+
+/** The ticker's numeric fields: every one but symbol and timestamp. */
+export const TICKER_NUMBERS = Object.keys(ticker).filter((k) => k !== 'symbol' && k !== 'timestamp');
