@@ -105,43 +105,51 @@ interface OwnLevel {
   lots: number;
 }
 
-/** One side of a recorded book: its levels best first, tick counts and sizes in two typed arrays (no allocation per change). */
+/**
+ * One side of a recorded book in two typed arrays (no allocation per change): keys (the tick count, negated on the ask
+ * side) ascending, so the best level is the last and a change near the top moves few levels; sizes alongside.
+ */
 class RecordedSide {
-  private tickAt = new Float64Array(64);
-  private sizeAt = new Float64Array(64);
+  private keys = new Float64Array(64);
+  private sizes = new Float64Array(64);
+  private readonly sign: 1 | -1;
   /** Levels on the side. */
   length = 0;
 
-  constructor(readonly isBid: boolean) {}
+  constructor(readonly isBid: boolean) {
+    this.sign = isBid ? 1 : -1;
+  }
 
   best(): number | undefined {
-    return this.length > 0 ? this.tickAt[0] : undefined;
+    return this.length > 0 ? this.sign * this.keys[this.length - 1]! : undefined;
   }
 
   /** The tick count of level `i`, best first. */
   ticks(i: number): number {
-    return this.tickAt[i]!;
+    return this.sign * this.keys[this.length - 1 - i]!;
   }
 
   /** The size of level `i`, best first. */
   size(i: number): number {
-    return this.sizeAt[i]!;
+    return this.sizes[this.length - 1 - i]!;
   }
 
   get(ticks: number): number {
-    const i = this.find(ticks);
-    return i < this.length && this.tickAt[i] === ticks ? this.sizeAt[i]! : 0;
+    const k = this.sign * ticks;
+    const j = this.find(k);
+    return j < this.length && this.keys[j] === k ? this.sizes[j]! : 0;
   }
 
   /** Sets a level (size 0 deletes it); returns the size it had. */
   set(ticks: number, size: number): number {
-    const i = this.find(ticks);
-    const found = i < this.length && this.tickAt[i] === ticks;
-    const prev = found ? this.sizeAt[i]! : 0;
+    const k = this.sign * ticks;
+    const j = this.find(k);
+    const found = j < this.length && this.keys[j] === k;
+    const prev = found ? this.sizes[j]! : 0;
     if (size > 0) {
-      if (!found) this.insert(i, ticks);
-      this.sizeAt[i] = size;
-    } else if (found) this.remove(i);
+      if (!found) this.insert(j, k);
+      this.sizes[j] = size;
+    } else if (found) this.remove(j);
     return prev;
   }
 
@@ -149,45 +157,45 @@ class RecordedSide {
     this.length = 0;
   }
 
-  /** Index of `ticks`, or where it would go. */
-  private find(ticks: number): number {
-    const a = this.tickAt;
+  /** Index of key `k`, or where it would go. */
+  private find(k: number): number {
+    const a = this.keys;
     let lo = 0;
     let hi = this.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.isBid ? a[mid]! > ticks : a[mid]! < ticks) lo = mid + 1;
+      if (a[mid]! < k) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  private insert(i: number, ticks: number): void {
-    if (this.length === this.tickAt.length) {
-      const t = new Float64Array(this.length * 2);
-      const s = new Float64Array(this.length * 2);
-      t.set(this.tickAt);
-      s.set(this.sizeAt);
-      this.tickAt = t;
-      this.sizeAt = s;
+  private insert(j: number, k: number): void {
+    if (this.length === this.keys.length) {
+      const keys = new Float64Array(this.length * 2);
+      const sizes = new Float64Array(this.length * 2);
+      keys.set(this.keys);
+      sizes.set(this.sizes);
+      this.keys = keys;
+      this.sizes = sizes;
     }
-    const t = this.tickAt;
-    const s = this.sizeAt;
-    for (let j = this.length; j > i; j--) {
-      t[j] = t[j - 1]!;
-      s[j] = s[j - 1]!;
+    const keys = this.keys;
+    const sizes = this.sizes;
+    for (let i = this.length; i > j; i--) {
+      keys[i] = keys[i - 1]!;
+      sizes[i] = sizes[i - 1]!;
     }
-    t[i] = ticks;
+    keys[j] = k;
     this.length++;
   }
 
-  private remove(i: number): void {
-    const t = this.tickAt;
-    const s = this.sizeAt;
+  private remove(j: number): void {
+    const keys = this.keys;
+    const sizes = this.sizes;
     const n = --this.length;
-    for (let j = i; j < n; j++) {
-      t[j] = t[j + 1]!;
-      s[j] = s[j + 1]!;
+    for (let i = j; i < n; i++) {
+      keys[i] = keys[i + 1]!;
+      sizes[i] = sizes[i + 1]!;
     }
   }
 }
@@ -334,12 +342,16 @@ export class SimExchange {
     const sm = this.markets.get(u.symbol);
     if (sm === undefined) return;
     this.nowNs = nowNs;
+    /** An own level is at a level of the update (fills can only take own levels away before the overlay). */
+    let own = false;
     if (u.kind === 'snapshot') {
       this.replaceSide(sm, sm.bids, sm.ownBids, u.bids);
       this.replaceSide(sm, sm.asks, sm.ownAsks, u.asks);
+      own = sm.ownBids.size + sm.ownAsks.size > 0;
     } else {
-      for (const l of u.bids) this.setLevel(sm.bids, sm.ownBids, sm.ticks(l.price), l.size);
-      for (const l of u.asks) this.setLevel(sm.asks, sm.ownAsks, sm.ticks(l.price), l.size);
+      const { bids, asks } = u;
+      for (let i = 0; i < bids.length; i++) own = this.setLevel(sm.bids, sm.ownBids, sm.ticks(bids[i]!.price), bids[i]!.size) || own;
+      for (let i = 0; i < asks.length; i++) own = this.setLevel(sm.asks, sm.ownAsks, sm.ticks(asks[i]!.price), asks[i]!.size) || own;
     }
     const m = sm.m;
     if (m.oraclePx === 0) {
@@ -348,7 +360,7 @@ export class SimExchange {
       if (bid !== undefined && ask !== undefined) m.lastTradeTicks = Math.round((bid + ask) / 2);
     }
     this.fillCrossed(sm);
-    this.sink.book(sm.ownBids.size + sm.ownAsks.size === 0 ? u : this.overlay(sm, u));
+    this.sink.book(own ? this.overlay(sm, u) : u);
   }
 
   applyTrade(t: Trade, nowNs: bigint): void {
@@ -662,11 +674,14 @@ export class SimExchange {
     if (before !== undefined) for (const [t, prev] of before) this.depthChanged(own.get(t)!, prev, side.get(t));
   }
 
-  private setLevel(side: RecordedSide, own: Map<number, OwnLevel>, ticks: number, size: number): void {
+  /** Sets a recorded level; true when an own level is at its price. */
+  private setLevel(side: RecordedSide, own: Map<number, OwnLevel>, ticks: number, size: number): boolean {
     const prev = side.set(ticks, size);
-    if (own.size === 0) return;
+    if (own.size === 0) return false;
     const level = own.get(ticks);
-    if (level !== undefined) this.depthChanged(level, prev, size);
+    if (level === undefined) return false;
+    this.depthChanged(level, prev, size);
+    return true;
   }
 
   private depthChanged(level: OwnLevel, prev: number, next: number): void {
