@@ -232,14 +232,15 @@ export class SimVenue implements Venue {
     const time = this.time;
     const at = Math.max(this.feedAtNs, this.currentFeedAtNs >= 0 ? this.currentFeedAtNs : time.nowRelNs + this.opts.feed());
     this.feedAtNs = at;
-    this.pendingBook = undefined;
     if (subject === undefined || !subject.observed || this.closed) return;
+    this.pendingBook = undefined;
     time.at(at, () => subject.next(value), DRAIN_MICROTASKS);
   }
 
   /**
    * Queues a change of the bot's book. Book deltas of one symbol that reach the bot at the same instant, with nothing
-   * else of the feed between them, reach it as one delta (their levels in order: the last size of a level wins).
+   * else the bot receives of the feed between them (a trade or ticker stream it does not observe is not between them), reach
+   * it as one delta (their levels in order: the last size of a level wins).
    */
   private queueBook(update: BookUpdate): void {
     const time = this.time;
