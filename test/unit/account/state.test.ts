@@ -65,6 +65,13 @@ describe('account state', () => {
     expect(applyAccountUpdate(USER, s, update(fresh, {}))!.orders.get(fresh)).toMatchObject({ reduceOnly: undefined, tif: undefined });
   });
 
+  it('returns the same state for a terminal update of an order it does not hold (a post-only rejection changes nothing)', () => {
+    const s = fold(snapshot)!;
+    const rejected = { kind: 'order', order: order(key(0xa4), { status: 'rejectedCrossing', reduceOnly: undefined, tif: undefined }) } as const;
+    expect(applyAccountUpdate(USER, s, rejected)).toBe(s);
+    expect(applyAccountUpdate(USER, s, { kind: 'order', order: order(A, { status: 'cancelled' }) })!.orders.has(A)).toBe(false);
+  });
+
   it('folds position, margin and leverage updates; a zero position disappears; a snapshot replaces everything', () => {
     const eth = position('ETH-USD', -3, { entryPrice: 10, realizedPnlUsd: 1, unrealizedPnlUsd: 2, leverage: 3, liquidationPrice: 20 });
     const s = fold(
