@@ -1,5 +1,7 @@
-// Benchmark `ingest`: L2 deltas through one connection into book$, beside a bare ws + JSON.parse client, and book apply.
-// Invariant: both clients read identical pre-built frames from the same loopback server in the same run; values are medians.
+// Benchmark `ingest`: L2 deltas through one connection into book$, beside a bare ws + JSON.parse client, and book apply;
+// each rate per wall second and per second of the process's CPU time (`*_per_cpu_s`: on a shared machine the wall-clock
+// rates follow the load; the CPU-time ones less, though contention still slows a CPU second). Invariant: both clients
+// read identical pre-built frames from the same loopback server in the same run; values are medians.
 
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -84,45 +86,72 @@ function startServer(stream: Buffer): Promise<{ url: string; close: () => void }
 
 const SUBSCRIBE = JSON.stringify({ method: 'subscribe', subscription: [{ type: 'l2Delta', symbol: SYMBOL }] });
 
+/** Frames per wall second and per second of process CPU time. */
+interface Rates {
+  wall: number;
+  cpu: number;
+}
+
+/** Starts measuring now; `rates(n)` gives n per wall second and per CPU second since then. */
+function stopwatch(): { rates(n: number): Rates } {
+  const wall = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
+  return {
+    rates(n) {
+      const wallS = Number(process.hrtime.bigint() - wall) / 1e9;
+      const used = process.cpuUsage(cpu);
+      return { wall: n / wallS, cpu: n / ((used.user + used.system) / 1e6) };
+    },
+  };
+}
+
+/** lib's rate() of `fn` over `ms`, with its CPU-time twin (the calls it made over the CPU time they took). */
+function callRates(fn: () => void, ms: number): Rates {
+  const watch = stopwatch();
+  const wall = rate(fn, ms);
+  const per = watch.rates(1);
+  return { wall, cpu: (wall / per.wall) * per.cpu };
+}
+
 /** Bare ws client + JSON.parse: frames per second until the last delta. */
-function rawRun(url: string, frames: number): Promise<number> {
+function rawRun(url: string, frames: number): Promise<Rates> {
   return new Promise((resolve) => {
     const ws = new WebSocket(url);
     let count = 0;
-    let start = 0n;
+    let watch: ReturnType<typeof stopwatch>;
     let sink = 0;
     ws.on('open', () => {
-      start = process.hrtime.bigint();
+      watch = stopwatch();
       ws.send(SUBSCRIBE);
     });
     ws.on('message', (data) => {
       sink += (JSON.parse(data.toString()) as { topic: string }).topic.length;
       if (++count === frames) {
-        const s = Number(process.hrtime.bigint() - start) / 1e9;
+        const rates = watch.rates(frames - 1);
         ws.terminate();
-        resolve(sink > 0 ? (frames - 1) / s : 0);
+        resolve(sink > 0 ? rates : { wall: 0, cpu: 0 });
       }
     });
   });
 }
 
 /** perpbot: one connection → validated routing → the venue port (vocabulary) → book builder → book$ subscriber. */
-function bookRun(url: string, frames: number): Promise<number> {
+function bookRun(url: string, frames: number): Promise<Rates> {
   return new Promise((resolve) => {
     const pool = new WsPool({ url });
     // The cross-check is off: the HTTP client is never asked anything.
     const http = new HttpClient({ baseUrl: 'http://127.0.0.1:9/api/v1' });
     const venue = liveVenueOf({ http, pool, dialect: 'v1', network: 'mainnet' });
     const market = new MarketStreams({ source: venue.market, crossCheckMs: 0 });
-    const start = process.hrtime.bigint();
+    const watch = stopwatch();
     let best = 0;
     const sub = market.book$(SYMBOL).subscribe((book) => {
       best += book.bestBid()?.price ?? 0;
       if (book.version === frames) {
-        const s = Number(process.hrtime.bigint() - start) / 1e9;
+        const rates = watch.rates(frames - 1);
         sub.unsubscribe();
         venue.close();
-        resolve(best > 0 ? (frames - 1) / s : 0);
+        resolve(best > 0 ? rates : { wall: 0, cpu: 0 });
       }
     });
   });
@@ -136,8 +165,8 @@ const snapshot: WireLevels = [
 const stream = Buffer.concat([wsFrame(frameText('snapshot', snapshot, 0)), ...all.map((d, i) => wsFrame(frameText('delta', d, i + 1)))]);
 const server = await startServer(stream);
 const frames = DELTAS + 1;
-const raw: number[] = [];
-const ours: number[] = [];
+const raw: Rates[] = [];
+const ours: Rates[] = [];
 const ratios: number[] = [];
 await rawRun(server.url, frames);
 await bookRun(server.url, frames);
@@ -146,7 +175,7 @@ for (let r = 0; r < RUNS; r++) {
   const b = await bookRun(server.url, frames);
   raw.push(a);
   ours.push(b);
-  ratios.push(b / a);
+  ratios.push(b.wall / a.wall);
 }
 server.close();
 
@@ -159,10 +188,15 @@ const book = new L2Book(SYMBOL);
 book.apply(updateOf('snapshot', snapshot));
 const updates = all.map((d) => updateOf('delta', d));
 let i = 0;
-const applyRates: number[] = [];
-for (let r = 0; r < RUNS; r++) applyRates.push(rate(() => book.apply(updates[i++ % DELTAS]!), 300));
+const applyRates: Rates[] = [];
+for (let r = 0; r < RUNS; r++) applyRates.push(callRates(() => book.apply(updates[i++ % DELTAS]!), 300));
 
-report(BENCH, 'deltas_per_s', median(ours), 'deltas/s');
-report(BENCH, 'raw_ws_parse_per_s', median(raw), 'frames/s');
+const wall = (rs: Rates[]) => median(rs.map((x) => x.wall));
+const cpu = (rs: Rates[]) => median(rs.map((x) => x.cpu));
+report(BENCH, 'deltas_per_s', wall(ours), 'deltas/s');
+report(BENCH, 'raw_ws_parse_per_s', wall(raw), 'frames/s');
 report(BENCH, 'ingest_ratio', median(ratios), 'ratio');
-report(BENCH, 'book_apply_per_s', median(applyRates), 'deltas/s');
+report(BENCH, 'book_apply_per_s', wall(applyRates), 'deltas/s');
+report(BENCH, 'deltas_per_cpu_s', cpu(ours), 'deltas/s');
+report(BENCH, 'raw_ws_parse_per_cpu_s', cpu(raw), 'frames/s');
+report(BENCH, 'book_apply_per_cpu_s', cpu(applyRates), 'deltas/s');

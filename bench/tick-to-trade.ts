@@ -1,14 +1,15 @@
 // Bench `tick-to-trade`: in-process latency from the arrival of the WebSocket frame that changed the book to the signed
 // request written to the socket, for one market and the built-in market maker against the local venue in its own process
-// (fast synthetic market); also each stage's p50 on the way, and the heap allocated and the process CPU time per book
-// change (both load-independent).
+// (fast synthetic market); also each stage's p50 on the way, and the heap allocated, the process CPU time and the event
+// loop's CPU time per book change (load-independent; the process figure also counts the signing worker, V8's threads
+// and, in the dedicated setups, the spinner that keeps the dedicated CPU busy, so the event loop's is the hot path's).
 // Four setups, each 5 runs, interleaved, so each tuning's effect is measured alone: `dedicated` (the latency settings:
 // keep-warm every 5 ms and the event loop on a CPU of its own, `latency.dedicatedCpu`; the headline metrics where the
 // machine allows it), `dedicated_cold` (the CPU of its own without keep-warm; metrics `dedicated_cold_*`), `shared`
 // (keep-warm only, the bot's threads on every CPU; metrics `shared_*`) and `untuned` (neither; metrics `untuned_*`).
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -74,6 +75,15 @@ function startVenueProcess(seed: number, placement: Placement): Promise<{ url: s
     });
     child.on('exit', (code) => reject(new Error(`venue exited with ${code}`)));
   });
+}
+
+/** CPU time of the event-loop thread so far, µs (Linux: its schedstat); undefined where the kernel does not say. */
+function eventLoopCpuUs(): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Credits `key`'s account through the venue's signed faucet action. */
@@ -171,6 +181,8 @@ interface RunResult {
   allocKbPerTick: number;
   /** Process CPU time (user + system, every thread) per book change, µs. */
   cpuUsPerTick: number;
+  /** CPU time of the event-loop thread per book change, µs (undefined where unknown). */
+  mainCpuUsPerTick: number | undefined;
   collections: number;
   gcMs: number;
 }
@@ -207,8 +219,10 @@ async function run(seed: number, placement: Placement): Promise<RunResult> {
     const deltasBefore = session.market.bookStats(SYMBOL)!.deltas;
     const meter = allocationMeter();
     const cpuBefore = process.cpuUsage();
+    const mainBefore = eventLoopCpuUs();
     await new Promise((r) => setTimeout(r, RUN_MS));
     const cpu = process.cpuUsage(cpuBefore);
+    const mainAfter = eventLoopCpuUs();
     const allocation = meter.stop();
     const ticks = session.market.bookStats(SYMBOL)!.deltas - deltasBefore;
     return {
@@ -218,6 +232,7 @@ async function run(seed: number, placement: Placement): Promise<RunResult> {
       stages: Object.fromEntries(STAGES.map((s) => [s, probe.stages[s].quantile(0.5) * 1e6])) as Record<Stage, number>,
       allocKbPerTick: allocation.bytes / 1024 / ticks,
       cpuUsPerTick: (cpu.user + cpu.system) / ticks,
+      mainCpuUsPerTick: mainBefore === undefined || mainAfter === undefined ? undefined : (mainAfter - mainBefore) / ticks,
       collections: allocation.collections,
       gcMs: allocation.gcMs,
     };
@@ -234,6 +249,11 @@ const results: Record<Placement, RunResult[]> = { dedicated: [], dedicated_cold:
 for (let r = 0; r < RUNS; r++) for (const placement of placements) results[placement].push(await run(100 + r, placement));
 const headline = results[placements[0]!];
 const med = (rs: RunResult[], f: (x: RunResult) => number) => median(rs.map(f));
+/** The event loop's CPU per tick, where every run knew it. */
+function reportMainCpu(metric: string, rs: RunResult[]): void {
+  const values = rs.map((x) => x.mainCpuUsPerTick).filter((v): v is number => v !== undefined);
+  if (values.length === rs.length) report('tick-to-trade', metric, median(values), 'us');
+}
 report(
   'tick-to-trade',
   'p50_us',
@@ -271,6 +291,7 @@ report(
   med(headline, (x) => x.cpuUsPerTick),
   'us',
 );
+reportMainCpu('main_cpu_us_per_tick', headline);
 report(
   'tick-to-trade',
   'gc_collections',
@@ -316,5 +337,6 @@ for (const p of placements.slice(1)) {
     med(results[p], (x) => x.cpuUsPerTick),
     'us',
   );
+  reportMainCpu(`${p}_main_cpu_us_per_tick`, results[p]);
 }
 report('tick-to-trade', 'venue_sched_idle', CHRT ? 1 : 0, 'bool');

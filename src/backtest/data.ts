@@ -41,19 +41,48 @@ export function openRecordings(paths: readonly string[], open: (path: string) =>
       }
       return total > 0 ? read / total : undefined;
     },
-    events: {
-      *[Symbol.iterator]() {
-        let lastNs = -1n;
-        for (const { path, reader } of readers) {
-          let first = true;
-          for (const e of reader.events()) {
-            if (first && e.recvNs < lastNs) throw new ValidationError(path, `starts at ${e.recvNs} ns, before the previous file ended (${lastNs} ns)`);
-            first = false;
-            lastNs = e.recvNs;
-            yield e;
-          }
-        }
-      },
-    },
+    events: { [Symbol.iterator]: () => new ChainedEvents(readers) },
   };
+}
+
+/**
+ * The files' events, file after file (a class, not a generator: an event costs no resumption). Throws ValidationError
+ * naming a file whose first event is before the previous file's last.
+ */
+class ChainedEvents implements IterableIterator<RecordedEvent> {
+  private file = -1;
+  private current: Iterator<RecordedEvent> | undefined;
+  private first = true;
+  private lastNs = -1n;
+
+  constructor(private readonly readers: readonly { path: string; reader: RecordingReader }[]) {}
+
+  [Symbol.iterator](): IterableIterator<RecordedEvent> {
+    return this;
+  }
+
+  next(): IteratorResult<RecordedEvent> {
+    for (;;) {
+      if (this.current !== undefined) {
+        const r = this.current.next();
+        if (!r.done) {
+          if (this.first && r.value.recvNs < this.lastNs)
+            throw new ValidationError(this.readers[this.file]!.path, `starts at ${r.value.recvNs} ns, before the previous file ended (${this.lastNs} ns)`);
+          this.first = false;
+          this.lastNs = r.value.recvNs;
+          return r;
+        }
+      }
+      if (++this.file >= this.readers.length) return { done: true, value: undefined };
+      this.current = this.readers[this.file]!.reader.events();
+      this.first = true;
+    }
+  }
+
+  return(): IteratorResult<RecordedEvent> {
+    this.current?.return?.();
+    this.file = this.readers.length;
+    this.current = undefined;
+    return { done: true, value: undefined };
+  }
 }

@@ -105,51 +105,98 @@ interface OwnLevel {
   lots: number;
 }
 
-/** One side of a recorded book: sizes by tick count and the tick counts sorted best first. */
+/**
+ * One side of a recorded book in two typed arrays (no allocation per change): keys (the tick count, negated on the ask
+ * side) ascending, so the best level is the last and a change near the top moves few levels; sizes alongside.
+ */
 class RecordedSide {
-  readonly sizes = new Map<number, number>();
-  /** best first */
-  readonly ticks: number[] = [];
+  private keys = new Float64Array(64);
+  private sizes = new Float64Array(64);
+  private readonly sign: 1 | -1;
+  /** Levels on the side. */
+  length = 0;
 
-  constructor(readonly isBid: boolean) {}
+  constructor(readonly isBid: boolean) {
+    this.sign = isBid ? 1 : -1;
+  }
 
   best(): number | undefined {
-    return this.ticks[0];
+    return this.length > 0 ? this.sign * this.keys[this.length - 1]! : undefined;
+  }
+
+  /** The tick count of level `i`, best first. */
+  ticks(i: number): number {
+    return this.sign * this.keys[this.length - 1 - i]!;
+  }
+
+  /** The size of level `i`, best first. */
+  size(i: number): number {
+    return this.sizes[this.length - 1 - i]!;
   }
 
   get(ticks: number): number {
-    return this.sizes.get(ticks) ?? 0;
+    const k = this.sign * ticks;
+    const j = this.find(k);
+    return j < this.length && this.keys[j] === k ? this.sizes[j]! : 0;
   }
 
   /** Sets a level (size 0 deletes it); returns the size it had. */
   set(ticks: number, size: number): number {
-    const prev = this.sizes.get(ticks);
+    const k = this.sign * ticks;
+    const j = this.find(k);
+    const found = j < this.length && this.keys[j] === k;
+    const prev = found ? this.sizes[j]! : 0;
     if (size > 0) {
-      this.sizes.set(ticks, size);
-      if (prev === undefined) this.ticks.splice(this.find(ticks), 0, ticks);
-    } else if (prev !== undefined) {
-      this.sizes.delete(ticks);
-      this.ticks.splice(this.find(ticks), 1);
-    }
-    return prev ?? 0;
+      if (!found) this.insert(j, k);
+      this.sizes[j] = size;
+    } else if (found) this.remove(j);
+    return prev;
   }
 
   clear(): void {
-    this.sizes.clear();
-    this.ticks.length = 0;
+    this.length = 0;
   }
 
-  /** Index of `ticks` in `ticks`, or where it would go. */
-  private find(ticks: number): number {
-    const a = this.ticks;
+  /** Index of key `k`, or where it would go. */
+  private find(k: number): number {
+    const a = this.keys;
     let lo = 0;
-    let hi = a.length;
+    let hi = this.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.isBid ? a[mid]! > ticks : a[mid]! < ticks) lo = mid + 1;
+      if (a[mid]! < k) lo = mid + 1;
       else hi = mid;
     }
     return lo;
+  }
+
+  private insert(j: number, k: number): void {
+    if (this.length === this.keys.length) {
+      const keys = new Float64Array(this.length * 2);
+      const sizes = new Float64Array(this.length * 2);
+      keys.set(this.keys);
+      sizes.set(this.sizes);
+      this.keys = keys;
+      this.sizes = sizes;
+    }
+    const keys = this.keys;
+    const sizes = this.sizes;
+    for (let i = this.length; i > j; i--) {
+      keys[i] = keys[i - 1]!;
+      sizes[i] = sizes[i - 1]!;
+    }
+    keys[j] = k;
+    this.length++;
+  }
+
+  private remove(j: number): void {
+    const keys = this.keys;
+    const sizes = this.sizes;
+    const n = --this.length;
+    for (let i = j; i < n; i++) {
+      keys[i] = keys[i + 1]!;
+      sizes[i] = sizes[i + 1]!;
+    }
   }
 }
 
@@ -159,6 +206,9 @@ class SimMarket {
   readonly ownBids = new Map<number, OwnLevel>();
   readonly ownAsks = new Map<number, OwnLevel>();
   readonly triggers: SimOrder[] = [];
+  /** The best own bid and ask tick counts (-Infinity, Infinity: none), kept with ownBids and ownAsks. */
+  ownBidTop = Number.NEGATIVE_INFINITY;
+  ownAskTop = Number.POSITIVE_INFINITY;
   /** Latest recorded funding rate (fraction per interval); funding is paid at each interval boundary of venue time. */
   fundingRate = 0;
   nextFundingNs = -1n;
@@ -171,6 +221,14 @@ class SimMarket {
 
   lots(size: number): number {
     return Math.floor((size * this.m.lot.scale) / this.m.lot.mantissa + 1e-9);
+  }
+
+  /** Call when an own level was added or removed. */
+  ownLevelsChanged(): void {
+    this.ownBidTop = Number.NEGATIVE_INFINITY;
+    this.ownAskTop = Number.POSITIVE_INFINITY;
+    for (const t of this.ownBids.keys()) this.ownBidTop = Math.max(this.ownBidTop, t);
+    for (const t of this.ownAsks.keys()) this.ownAskTop = Math.min(this.ownAskTop, t);
   }
 }
 
@@ -258,8 +316,8 @@ export class SimExchange {
     const sm = this.markets.get(symbol);
     if (sm === undefined) return undefined;
     const side = (rec: RecordedSide, own: Map<number, OwnLevel>): BookLevel[] => {
-      const ticks = new Set(rec.ticks);
-      for (const t of own.keys()) ticks.add(t);
+      const ticks = new Set(own.keys());
+      for (let i = 0; i < rec.length; i++) ticks.add(rec.ticks(i));
       const sorted = [...ticks].sort((a, b) => (rec.isBid ? b - a : a - b)).slice(0, levels);
       return sorted.map((t) => ({ price: sm.m.price(t), size: rec.get(t) + sm.m.size(own.get(t)?.lots ?? 0), orders: 0 }));
     };
@@ -284,12 +342,16 @@ export class SimExchange {
     const sm = this.markets.get(u.symbol);
     if (sm === undefined) return;
     this.nowNs = nowNs;
+    /** An own level is at a level of the update (fills can only take own levels away before the overlay). */
+    let own = false;
     if (u.kind === 'snapshot') {
       this.replaceSide(sm, sm.bids, sm.ownBids, u.bids);
       this.replaceSide(sm, sm.asks, sm.ownAsks, u.asks);
+      own = sm.ownBids.size + sm.ownAsks.size > 0;
     } else {
-      for (const l of u.bids) this.setLevel(sm.bids, sm.ownBids, sm.ticks(l.price), l.size);
-      for (const l of u.asks) this.setLevel(sm.asks, sm.ownAsks, sm.ticks(l.price), l.size);
+      const { bids, asks } = u;
+      for (let i = 0; i < bids.length; i++) own = this.setLevel(sm.bids, sm.ownBids, sm.ticks(bids[i]!.price), bids[i]!.size) || own;
+      for (let i = 0; i < asks.length; i++) own = this.setLevel(sm.asks, sm.ownAsks, sm.ticks(asks[i]!.price), asks[i]!.size) || own;
     }
     const m = sm.m;
     if (m.oraclePx === 0) {
@@ -298,7 +360,7 @@ export class SimExchange {
       if (bid !== undefined && ask !== undefined) m.lastTradeTicks = Math.round((bid + ask) / 2);
     }
     this.fillCrossed(sm);
-    this.sink.book(sm.ownBids.size + sm.ownAsks.size === 0 ? u : this.overlay(sm, u));
+    this.sink.book(own ? this.overlay(sm, u) : u);
   }
 
   applyTrade(t: Trade, nowNs: bigint): void {
@@ -310,10 +372,12 @@ export class SimExchange {
     if (own.size === 0) return;
     const ticks = sm.ticks(t.price);
     const isBid = t.takerSide === 'sell';
-    const through = [...own.values()]
-      .filter((l) => (isBid ? l.ticks > ticks : l.ticks < ticks))
-      .sort((a, b) => (isBid ? b.ticks - a.ticks : a.ticks - b.ticks));
-    for (const level of through) for (const o of [...level.orders]) this.fillResting(sm, o, o.remLots, o.priceTicks);
+    if (isBid ? sm.ownBidTop > ticks : sm.ownAskTop < ticks) {
+      const through = [...own.values()]
+        .filter((l) => (isBid ? l.ticks > ticks : l.ticks < ticks))
+        .sort((a, b) => (isBid ? b.ticks - a.ticks : a.ticks - b.ticks));
+      for (const level of through) for (const o of [...level.orders]) this.fillResting(sm, o, o.remLots, o.priceTicks);
+    }
     const level = own.get(ticks);
     if (level !== undefined) this.consumeQueue(sm, level, t.size);
     this.settle();
@@ -433,10 +497,11 @@ export class SimExchange {
     const side = o.isBuy ? sm.asks : sm.bids;
     const limit = maxTicks ?? (o.kind === 'market' || (o.kind === 'trigger' && o.priceTicks === 0) ? undefined : o.priceTicks);
     const pos = this.account.positions[sm.m.index]!;
-    for (const ticks of side.ticks) {
+    for (let i = 0; i < side.length; i++) {
+      const ticks = side.ticks(i);
       if (o.remLots === 0) break;
       if (limit !== undefined && (o.isBuy ? ticks > limit : ticks < limit)) break;
-      let q = Math.min(o.remLots, sm.lots(side.get(ticks)));
+      let q = Math.min(o.remLots, sm.lots(side.size(i)));
       if (o.reduceOnly) q = Math.min(q, Math.max(0, o.isBuy ? -pos.lots : pos.lots));
       if (q <= 0) break;
       this.execute(sm, o, q, ticks, false, cause);
@@ -471,6 +536,7 @@ export class SimExchange {
     if (level === undefined) {
       level = { ticks: o.priceTicks, orders: [], traded: 0, lots: 0 };
       own.set(o.priceTicks, level);
+      sm.ownLevelsChanged();
     }
     o.ahead = (o.isBuy ? sm.bids : sm.asks).get(o.priceTicks);
     o.aheadAtRest = o.ahead;
@@ -498,7 +564,10 @@ export class SimExchange {
     const p = this.account.positions[sm.m.index]!;
     if (o.isBuy) p.buyOpenLots -= o.remLots;
     else p.sellOpenLots -= o.remLots;
-    if (level.orders.length === 0) own.delete(o.priceTicks);
+    if (level.orders.length === 0) {
+      own.delete(o.priceTicks);
+      sm.ownLevelsChanged();
+    }
     this.ownLevelChanged(sm, o.isBuy, o.priceTicks);
   }
 
@@ -543,7 +612,10 @@ export class SimExchange {
     this.execute(sm, o, lots, ticks, true, 'trade');
     if (o.remLots === 0) {
       level.orders.splice(level.orders.indexOf(o), 1);
-      if (level.orders.length === 0) (o.isBuy ? sm.ownBids : sm.ownAsks).delete(o.priceTicks);
+      if (level.orders.length === 0) {
+        (o.isBuy ? sm.ownBids : sm.ownAsks).delete(o.priceTicks);
+        sm.ownLevelsChanged();
+      }
       this.live.delete(o.id);
       this.end(o, 'filled', undefined, {});
     } else {
@@ -602,11 +674,14 @@ export class SimExchange {
     if (before !== undefined) for (const [t, prev] of before) this.depthChanged(own.get(t)!, prev, side.get(t));
   }
 
-  private setLevel(side: RecordedSide, own: Map<number, OwnLevel>, ticks: number, size: number): void {
+  /** Sets a recorded level; true when an own level is at its price. */
+  private setLevel(side: RecordedSide, own: Map<number, OwnLevel>, ticks: number, size: number): boolean {
     const prev = side.set(ticks, size);
-    if (own.size === 0) return;
+    if (own.size === 0) return false;
     const level = own.get(ticks);
-    if (level !== undefined) this.depthChanged(level, prev, size);
+    if (level === undefined) return false;
+    this.depthChanged(level, prev, size);
+    return true;
   }
 
   private depthChanged(level: OwnLevel, prev: number, next: number): void {
@@ -616,18 +691,16 @@ export class SimExchange {
 
   /** Own resting orders the recorded opposite side now reaches are filled at their own price (the book crossed them). */
   private fillCrossed(sm: SimMarket): void {
-    if (sm.ownBids.size > 0) this.fillCrossedSide(sm, sm.ownBids, sm.asks, true);
-    if (sm.ownAsks.size > 0) this.fillCrossedSide(sm, sm.ownAsks, sm.bids, false);
+    const ask = sm.asks.best();
+    if (ask !== undefined && sm.ownBidTop >= ask) this.fillCrossedSide(sm, sm.ownBids, sm.asks, true);
+    const bid = sm.bids.best();
+    if (bid !== undefined && sm.ownAskTop <= bid) this.fillCrossedSide(sm, sm.ownAsks, sm.bids, false);
     this.settle();
   }
 
-  /** Own levels of one side, best first, that the recorded opposite side reaches share the size that reaches them. */
+  /** Own levels of one side, best first, that the recorded opposite side reaches (its best is `best`) share the size that reaches them. */
   private fillCrossedSide(sm: SimMarket, own: Map<number, OwnLevel>, opposite: RecordedSide, isBid: boolean): void {
-    const best = opposite.best();
-    if (best === undefined) return;
-    let reached = false;
-    for (const t of own.keys()) if (isBid ? t >= best : t <= best) reached = true;
-    if (!reached) return;
+    const best = opposite.best()!;
     let used = 0;
     for (const level of [...own.values()].sort((a, b) => (isBid ? b.ticks - a.ticks : a.ticks - b.ticks))) {
       if (isBid ? level.ticks < best : level.ticks > best) break;
@@ -643,9 +716,10 @@ export class SimExchange {
   /** Recorded size on `side` at prices reaching `ticks` (asks at or below a bid, bids at or above an ask). */
   private sizeThrough(side: RecordedSide, ticks: number, asks: boolean): number {
     let total = 0;
-    for (const t of side.ticks) {
+    for (let i = 0; i < side.length; i++) {
+      const t = side.ticks(i);
       if (asks ? t > ticks : t < ticks) break;
-      total += side.get(t);
+      total += side.size(i);
     }
     return total;
   }
@@ -801,23 +875,31 @@ export class SimExchange {
 
   /** A recorded update with own sizes added at their levels (a snapshot also gets the levels only own orders hold). */
   private overlay(sm: SimMarket, u: BookUpdate): BookUpdate {
+    const bids = this.overlaySide(sm, u, u.bids, sm.ownBids, true);
+    const asks = this.overlaySide(sm, u, u.asks, sm.ownAsks, false);
+    return bids === u.bids && asks === u.asks ? u : { kind: u.kind, symbol: u.symbol, bids, asks, venueTimeMs: u.venueTimeMs, arrivalNs: u.arrivalNs };
+  }
+
+  private overlaySide(sm: SimMarket, u: BookUpdate, levels: readonly BookLevel[], own: Map<number, OwnLevel>, isBid: boolean): readonly BookLevel[] {
+    if (u.kind === 'delta') {
+      if (own.size === 0) return levels;
+      let touched = false;
+      for (let i = 0; i < levels.length && !touched; i++) touched = own.has(sm.ticks(levels[i]!.price));
+      if (!touched) return levels;
+    }
     const m = sm.m;
-    const add = (levels: readonly BookLevel[], own: Map<number, OwnLevel>, isBid: boolean): readonly BookLevel[] => {
-      if (u.kind === 'delta' && (own.size === 0 || !levels.some((l) => own.has(sm.ticks(l.price))))) return levels;
-      const out = levels.map((l) => {
-        const o = own.get(sm.ticks(l.price));
-        return o === undefined ? l : { price: l.price, size: l.size + m.size(o.lots), orders: l.orders + o.orders.length };
-      });
-      if (u.kind === 'snapshot') {
-        const present = new Set(levels.map((l) => sm.ticks(l.price)));
-        for (const o of own.values()) if (!present.has(o.ticks)) out.push({ price: m.price(o.ticks), size: m.size(o.lots), orders: o.orders.length });
-        out.sort((a, b) => (isBid ? b.price - a.price : a.price - b.price));
-      }
-      return out;
-    };
-    const bids = add(u.bids, sm.ownBids, true);
-    const asks = add(u.asks, sm.ownAsks, false);
-    return bids === u.bids && asks === u.asks ? u : { ...u, bids, asks };
+    const out = new Array<BookLevel>(levels.length);
+    for (let i = 0; i < levels.length; i++) {
+      const l = levels[i]!;
+      const o = own.get(sm.ticks(l.price));
+      out[i] = o === undefined ? l : { price: l.price, size: l.size + m.size(o.lots), orders: l.orders + o.orders.length };
+    }
+    if (u.kind === 'snapshot') {
+      const present = new Set(levels.map((l) => sm.ticks(l.price)));
+      for (const o of own.values()) if (!present.has(o.ticks)) out.push({ price: m.price(o.ticks), size: m.size(o.lots), orders: o.orders.length });
+      out.sort((a, b) => (isBid ? b.price - a.price : a.price - b.price));
+    }
+    return out;
   }
 
   /** An own order's level changed: the bot's book gets the level's recorded plus own size. */

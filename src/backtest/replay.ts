@@ -159,6 +159,14 @@ export function backtestKey(seed: number): Keypair {
   return Keypair.fromBytes(createHash('sha256').update(`perpbot-backtest/${seed}`).digest());
 }
 
+/** The replay's place in the data: the exchange and feed times reached (ns since the time's origin). */
+class Cursor {
+  exchangeNs = 0;
+  feedNs = 0;
+  /** The times of the event being applied are set (work due before it may still be running). */
+  timed = false;
+}
+
 type EventIterator = Iterator<RecordedEvent> | AsyncIterator<RecordedEvent>;
 
 function iterate(events: BacktestOptions['events']): EventIterator {
@@ -258,28 +266,44 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
 
   const recordedFeed = feedModel.model === 'recorded';
   const progressEvery = opts.progressEvery ?? 100_000;
-  let exchangeNs = 0;
-  let feedNs = 0;
-  const sync = !(Symbol.asyncIterator in opts.events);
-  for (let e: RecordedEvent | undefined = first; e !== undefined; e = sync ? (it as Iterator<RecordedEvent>).next().value : await nextEvent(it)) {
-    const v = e.kind === 'book' ? time.relMs(e.book.venueTimeMs) : e.kind === 'trade' ? time.relMs(e.trade.timeMs) : time.rel(e.ticker.venueTimeNs);
-    const recv = time.rel(e.recvNs);
-    exchangeNs = Math.max(exchangeNs, recordedFeed ? Math.min(v, recv) : v);
-    feedNs = Math.max(feedNs, recordedFeed ? recv : exchangeNs + feed());
-    // Work due before the event's exchange time runs first; work due at that instant runs once the instant's recorded
-    // events have all reached the exchange (so the deltas of one instant reach the bot as one).
-    for (let level = time.runNext(exchangeNs - 1); level >= 0; level = time.runNext(exchangeNs - 1)) if (level > 0) await drain(level);
-    time.advanceTo(exchangeNs);
-    venue.replay(e, feedNs);
+  const c = new Cursor();
+  /**
+   * Applies event c.e at the exchange and returns 0, unless work due before its exchange time needs the bot's pending
+   * work drained first: then returns that drain (call again once drained). Work due at that instant runs once the
+   * instant's recorded events have all reached the exchange (so the deltas of one instant reach the bot as one).
+   * Synchronous, and the times live in `c`, so an event costs no promise and no boxed number.
+   */
+  const apply = (e: RecordedEvent): number => {
+    if (!c.timed) {
+      const v = e.kind === 'book' ? time.relMs(e.book.venueTimeMs) : e.kind === 'trade' ? time.relMs(e.trade.timeMs) : time.rel(e.ticker.venueTimeNs);
+      const recv = time.rel(e.recvNs);
+      c.exchangeNs = Math.max(c.exchangeNs, recordedFeed ? Math.min(v, recv) : v);
+      c.feedNs = Math.max(c.feedNs, recordedFeed ? recv : c.exchangeNs + feed());
+      c.timed = true;
+    }
+    for (let level = time.runNext(c.exchangeNs - 1); level >= 0; level = time.runNext(c.exchangeNs - 1)) if (level > 0) return level;
+    c.timed = false;
+    time.advanceTo(c.exchangeNs);
+    venue.replay(e, c.feedNs);
     result.lastEventNs = e.recvNs;
     result.firstEventNs ??= e.recvNs;
     if (++result.events % progressEvery === 0) opts.sink.progress?.(result.events, e.recvNs);
+    return 0;
+  };
+  const sync = !(Symbol.asyncIterator in opts.events);
+  for (let e: RecordedEvent | undefined = first; e !== undefined; ) {
+    const level = apply(e);
+    if (level > 0) {
+      await drain(level);
+      continue;
+    }
     if (opts.signal?.aborted) {
       result.partial = true;
       break;
     }
+    e = sync ? (it as Iterator<RecordedEvent>).next().value : await nextEvent(it);
   }
-  await runUntil(feedNs);
+  await runUntil(c.feedNs);
   opts.sink.progress?.(result.events, result.lastEventNs ?? time.nowNs());
 
   let stopped = false;

@@ -61,11 +61,35 @@ export const DRAIN_ALL = 2;
 interface PendingBook {
   readonly symbol: string;
   readonly atNs: number;
-  readonly update: BookUpdate;
-  /** The levels and time once later deltas joined `update`. */
-  joined: { bids: BookLevel[]; asks: BookLevel[]; venueTimeMs: number } | undefined;
+  /** The update queued first and the deltas that joined it, in order (joined into one when delivered): the first `count`. */
+  readonly updates: BookUpdate[];
+  count: number;
   sent: boolean;
 }
+
+/** The first `count` of `updates` as one update arriving at `arrivalNs`: their levels in order, the last one's venue time. */
+function joinedBook(updates: readonly BookUpdate[], count: number, arrivalNs: bigint): BookUpdate {
+  const first = updates[0]!;
+  if (count === 1) return { ...first, arrivalNs };
+  let bidCount = 0;
+  let askCount = 0;
+  for (let i = 0; i < count; i++) {
+    bidCount += updates[i]!.bids.length;
+    askCount += updates[i]!.asks.length;
+  }
+  const bids = new Array<BookLevel>(bidCount);
+  const asks = new Array<BookLevel>(askCount);
+  let b = 0;
+  let a = 0;
+  for (let i = 0; i < count; i++) {
+    for (const l of updates[i]!.bids) bids[b++] = l;
+    for (const l of updates[i]!.asks) asks[a++] = l;
+  }
+  return { kind: first.kind, symbol: first.symbol, bids, asks, venueTimeMs: updates[count - 1]!.venueTimeMs, arrivalNs };
+}
+
+/** What a spare PendingBook array holds once delivered (so it keeps no update alive). */
+const NO_UPDATE: BookUpdate = { kind: 'delta', symbol: '', bids: [], asks: [], venueTimeMs: 0, arrivalNs: 0n };
 
 /** One market stream of the bot: a subject the replay feeds, filtered per symbol by the port. */
 class Streams {
@@ -108,11 +132,13 @@ export class SimVenue implements Venue {
   private accountAtNs = 0;
   /** Exchange time (ns since origin) of the last account update queued, and when it reaches the bot. */
   private accountFromNs = -1;
-  /** Feed delivery time of the recorded event being applied (undefined outside one: own changes draw a feed latency). */
-  private currentFeedAtNs: number | undefined;
+  /** Feed delivery time of the recorded event being applied (-1 outside one: own changes draw a feed latency). */
+  private currentFeedAtNs = -1;
   private closed = false;
   /** Current-dialect transactions that reached the exchange at this instant, run together as one block. */
   private block: { actions: Action[]; ids: readonly (string | null)[]; resolve: (o: SubmitOutcome) => void }[] = [];
+  /** Arrays of delivered PendingBooks, reused (a busy feed joins tens of deltas an instant). */
+  private readonly spareUpdates: BookUpdate[][] = [];
   /** The bot's book update queued last, while no other feed item was queued after it: a delta at its time joins it. */
   private pendingBook: PendingBook | undefined;
 
@@ -198,26 +224,27 @@ export class SimVenue implements Venue {
         this.queueFeed(e.ticker.symbol, this.streams.tickers, e.ticker);
         break;
     }
-    this.currentFeedAtNs = undefined;
+    this.currentFeedAtNs = -1;
   }
 
   private queueFeed<T extends { symbol: string }>(symbol: string, map: Map<string, Subject<T>>, value: T): void {
     const subject = map.get(symbol);
     const time = this.time;
-    const at = Math.max(this.feedAtNs, this.currentFeedAtNs ?? time.nowRelNs + this.opts.feed());
+    const at = Math.max(this.feedAtNs, this.currentFeedAtNs >= 0 ? this.currentFeedAtNs : time.nowRelNs + this.opts.feed());
     this.feedAtNs = at;
-    this.pendingBook = undefined;
     if (subject === undefined || !subject.observed || this.closed) return;
+    this.pendingBook = undefined;
     time.at(at, () => subject.next(value), DRAIN_MICROTASKS);
   }
 
   /**
    * Queues a change of the bot's book. Book deltas of one symbol that reach the bot at the same instant, with nothing
-   * else of the feed between them, reach it as one delta (their levels in order: the last size of a level wins).
+   * else the bot receives of the feed between them (a trade or ticker stream it does not observe is not between them), reach
+   * it as one delta (their levels in order: the last size of a level wins).
    */
   private queueBook(update: BookUpdate): void {
     const time = this.time;
-    const at = Math.max(this.feedAtNs, this.currentFeedAtNs ?? time.nowRelNs + this.opts.feed());
+    const at = Math.max(this.feedAtNs, this.currentFeedAtNs >= 0 ? this.currentFeedAtNs : time.nowRelNs + this.opts.feed());
     this.feedAtNs = at;
     const pending = this.pendingBook;
     if (
@@ -226,24 +253,26 @@ export class SimVenue implements Venue {
       pending.atNs === at &&
       pending.symbol === update.symbol &&
       update.kind === 'delta' &&
-      pending.update.kind === 'delta'
+      pending.updates[0]!.kind === 'delta'
     ) {
-      pending.joined ??= { bids: [...pending.update.bids], asks: [...pending.update.asks], venueTimeMs: 0 };
-      for (const l of update.bids) pending.joined.bids.push(l);
-      for (const l of update.asks) pending.joined.asks.push(l);
-      pending.joined.venueTimeMs = update.venueTimeMs;
+      pending.updates[pending.count++] = update;
       return;
     }
     this.pendingBook = undefined;
     const subject = this.streams.books.get(update.symbol);
     if (subject === undefined || !subject.observed || this.closed) return;
-    const entry: PendingBook = { symbol: update.symbol, atNs: at, update, joined: undefined, sent: false };
+    const updates = this.spareUpdates.pop() ?? [];
+    updates[0] = update;
+    const entry: PendingBook = { symbol: update.symbol, atNs: at, updates, count: 1, sent: false };
     this.pendingBook = entry;
     time.at(
       at,
       () => {
         entry.sent = true;
-        subject.next({ ...entry.update, ...entry.joined, arrivalNs: time.nowNs() });
+        const joined = joinedBook(updates, entry.count, time.nowNs());
+        updates.fill(NO_UPDATE, 0, entry.count);
+        this.spareUpdates.push(updates);
+        subject.next(joined);
       },
       DRAIN_MICROTASKS,
     );

@@ -52,8 +52,16 @@ export class VirtualTime implements SimTime {
   private readonly originMs: number;
 
   private readonly originSubMs: number;
+  /** nowNs() of time `nowAt` (a bigint made once an instant, not once a call). */
+  private nowBig: bigint;
+  private nowAt = 0;
+  /** The last rel() call's argument and answer (the events of one instant share their receive time). */
+  private relIn: bigint;
+  private relOut = 0;
 
   constructor(readonly originNs: bigint) {
+    this.nowBig = originNs;
+    this.relIn = originNs;
     this.originMs = Number(originNs / 1_000_000n);
     this.originSubMs = Number(originNs % 1_000_000n);
   }
@@ -64,7 +72,11 @@ export class VirtualTime implements SimTime {
   }
 
   nowNs(): bigint {
-    return this.originNs + BigInt(this.t);
+    if (this.nowAt !== this.t) {
+      this.nowBig = this.originNs + BigInt(this.t);
+      this.nowAt = this.t;
+    }
+    return this.nowBig;
   }
 
   nowMs(): number {
@@ -78,7 +90,11 @@ export class VirtualTime implements SimTime {
 
   /** ns since originNs of an epoch-ns time. */
   rel(epochNs: bigint): number {
-    return Number(epochNs - this.originNs);
+    if (epochNs !== this.relIn) {
+      this.relOut = Number(epochNs - this.originNs);
+      this.relIn = epochNs;
+    }
+    return this.relOut;
   }
 
   /** ns since originNs of an epoch-ms time (no bigint: the replay converts one a recorded event). */

@@ -5,12 +5,14 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { systemClock, type Clock } from '../core/clock.js';
-import { TransportError, VenueRejectError } from '../core/errors.js';
+import { ConfigError, TransportError, VenueRejectError } from '../core/errors.js';
 import { parseJson } from '../core/json.js';
 import { parse, safeParse } from '../core/schema.js';
 import type { Dialect } from '../core/types.js';
 import type { SignedRequest } from '../protocol/sign.js';
 import { inboundCodecFor, type InboundCodec } from '../protocol/inbound.js';
+import { currentAccountQuerySchema } from '../protocol/current/account-query.js';
+import { currentOnlyAccountQueries, type CurrentOnlyQueryType } from '../protocol/current/inbound-account.js';
 import { currentExchangeInfoSchema } from '../protocol/current/inbound-market.js';
 import { accountQuerySchema, type AccountQueryType, type AccountResponse } from '../protocol/v1/account.js';
 import { errorBodySchema } from '../protocol/v1/responses.js';
@@ -168,6 +170,16 @@ export class HttpClient {
   account<T extends AccountQueryType>(type: T, user: string): Promise<AccountResponse<T>> {
     const body = JSON.stringify(parse(accountQuerySchema, { type, user }));
     return this.read('POST', '/account', body, (json) => this.inbound.parseAccountResponse(type, json));
+  }
+
+  /**
+   * POST /account of a type only the current generation has (activityHistory, riskHistory, feeTier; `symbol` scopes
+   * feeTier); a ConfigError in the v1 dialect, otherwise as account().
+   */
+  currentAccount<T extends CurrentOnlyQueryType>(type: T, user: string, symbol?: string): Promise<ReturnType<(typeof currentOnlyAccountQueries)[T]>> {
+    if (this.dialect !== 'current') throw new ConfigError('dialect', `${type} is a query of the current dialect only; this client speaks ${this.dialect}`);
+    const body = JSON.stringify(parse(currentAccountQuerySchema, { type, user, ...(symbol !== undefined && { symbol }) }));
+    return this.read('POST', '/account', body, (json) => currentOnlyAccountQueries[type](json) as ReturnType<(typeof currentOnlyAccountQueries)[T]>);
   }
 
   /** GET /exchangeInfo: every listed market (the current dialect's rows carry status, precisions, ... too). */

@@ -182,7 +182,16 @@ export interface JournalOpenOptions {
    * from the event loop; writes committed before their call returns report here and still throw to their caller.
    */
   readonly onWriteError?: (kind: JournalWriteKind, error: Error) => void;
+  /**
+   * With onWriteError: buffered rows kept for a later commit at most (the oldest are dropped beyond it, so a journal
+   * that stays broken cannot exhaust memory). Default 100,000.
+   */
+  readonly maxRetainedRows?: number;
+  /** Called with the number of buffered rows dropped past maxRetainedRows. */
+  readonly onRowsDropped?: (rows: number) => void;
 }
+
+const MAX_RETAINED_ROWS = 100_000;
 
 /**
  * What a failed write was writing: the row's table (`settle`, `resolve`: a batch's outcome, its resolution; `catch-up`:
@@ -274,13 +283,20 @@ export class Journal {
   private pending: [Write, Params][] = [];
   private scheduled: NodeJS.Immediate | undefined;
   private readonly onWriteError: ((kind: JournalWriteKind, error: Error) => void) | undefined;
+  private readonly retained: Pick<JournalOpenOptions, 'maxRetainedRows' | 'onRowsDropped'>;
   /** The kind of each buffered insert. */
   private readonly kinds: Map<Write, JournalWriteKind>;
 
-  private constructor(db: Database.Database, path: string, paperRows: boolean, onWriteError?: (kind: JournalWriteKind, error: Error) => void) {
+  private constructor(
+    db: Database.Database,
+    path: string,
+    paperRows: boolean,
+    opts: Pick<JournalOpenOptions, 'onWriteError' | 'maxRetainedRows' | 'onRowsDropped'> = {},
+  ) {
     this.db = db;
     this.path = path;
-    this.onWriteError = onWriteError;
+    this.onWriteError = opts.onWriteError;
+    this.retained = opts;
     const paper = paperRows ? 1 : 0;
     const loadNonce = statement<[string], string>(db, 'SELECT high_water_ns FROM nonces WHERE signer = ?').pluck();
     const saveNonce = statement<[string, string]>(
@@ -382,7 +398,7 @@ export class Journal {
       if (mode !== 'wal') throw new JournalError(`WAL mode unavailable (journal_mode is ${String(mode)})`);
       pragma(db, 'synchronous = NORMAL');
       migrate(db);
-      return new Journal(db, path, opts.paper ?? false, opts.onWriteError);
+      return new Journal(db, path, opts.paper ?? false, opts);
     } catch (e) {
       db?.close();
       if (opts.mustExist && (e as { code?: unknown }).code === 'SQLITE_CANTOPEN') throw new JournalError(`no journal at ${path}`, { cause: e });
@@ -696,7 +712,7 @@ export class Journal {
 
   /**
    * Commits buffered rows now, in one transaction. When that fails: throws, or with `onWriteError` reports each kind of
-   * row in it and keeps the rows for the next commit.
+   * row in it and keeps the newest maxRetainedRows for the next commit (reporting the rest to onRowsDropped).
    */
   flush(): void {
     if (this.scheduled) clearImmediate(this.scheduled);
@@ -708,8 +724,10 @@ export class Journal {
       this.commit(writes);
     } catch (e) {
       if (!this.onWriteError) throw e;
-      this.pending = writes;
+      const dropped = writes.length - (this.retained.maxRetainedRows ?? MAX_RETAINED_ROWS);
+      this.pending = dropped > 0 ? writes.slice(dropped) : writes;
       for (const kind of new Set(writes.map(([stmt]) => this.kinds.get(stmt)!))) this.failed(kind, e);
+      if (dropped > 0) this.retained.onRowsDropped?.(dropped);
     }
   }
 

@@ -215,9 +215,9 @@ export class StrategyTest<P = unknown> {
     return undefined;
   }
 
-  /** The orders of every `place` and `replace` intent, in order. */
+  /** The orders of every `place`, `replace` and `basket` intent, in order. */
   placed(): OrderSpec[] {
-    return this.intents.flatMap((i) => (i.kind === 'place' || i.kind === 'replace' ? [i.order] : []));
+    return this.intents.flatMap((i) => (i.kind === 'place' || i.kind === 'replace' ? [i.order] : i.kind === 'basket' ? i.orders : []));
   }
 
   /** Removes and returns the intents recorded so far (to assert step by step). */

@@ -85,10 +85,20 @@ export async function prepareAccounts(accounts: readonly DaemonAccount[], opts: 
       const outcome = await opts.http.submit(request);
       const failed = outcome.outcome === 'accepted' ? failedItems(outcome.response.response.data.statuses)[0] : undefined;
       const refused = outcome.outcome !== 'accepted' ? outcome.reason : failed && `${failed.status}: ${failed.reason}`;
-      if (refused !== undefined) throw new ConfigError(`accounts.${a.name}`, `${step.what}: the venue did not accept it (${refused})`);
+      if (refused !== undefined)
+        throw new ConfigError(`accounts.${a.name}`, `${step.what}: the venue did not accept it (${refused})${signatureHint(refused, opts)}`);
       opts.log.info({ account: a.name, step: step.what }, 'account prepared');
     }
   }
+}
+
+/**
+ * What a refused signature likely means: in the current dialect every signature covers the network byte, so a venue on
+ * another network refuses each one (the local venue says "bad signature"); empty for any other refusal.
+ */
+function signatureHint(refused: string, opts: Pick<SetupOptions, 'dialect' | 'network'>): string {
+  if (opts.dialect !== 'current' || !/signature/i.test(refused)) return '';
+  return `; current-dialect signatures cover the network byte and venue.network is ${opts.network}: check that the venue is on that network`;
 }
 
 /** A nonce lead over the clock beyond this is warned about at start (a restart leaves at most the reserve window, 10 s). */

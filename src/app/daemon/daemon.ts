@@ -122,7 +122,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     if (!venue) await waitForVenue(url, { dialect, clock, timeoutMs: config.venue.startTimeoutMs, log });
 
     const paper = config.venue.mode === 'paper';
-    const journal = Journal.open(config.journal.path, { paper, onWriteError: fault.onWriteError });
+    const journal = Journal.open(config.journal.path, { paper, onWriteError: fault.onWriteError, onRowsDropped: fault.onRowsDropped });
     closers.push(() => journal.close());
     const setupHttp = new HttpClient({ baseUrl: url, dialect, clock, rateLimitMaxWaitMs: config.http.rateLimitMaxWaitMs });
     closers.push(() => setupHttp.close());

@@ -1,5 +1,6 @@
 // What the daemon does when its journal cannot be written (disk full, read-only file system): trading halts on every
-// account (the HALTED path cancels every resting order), each failed write is counted by kind, the first one logged.
+// account (the HALTED path cancels every resting order), each failed write is counted by kind, the first one logged;
+// rows the journal dropped while it kept failing (past its retained bound) are counted and logged.
 // Invariants: never throws; once a write failed the daemon reports the journal failed until it ends (a restart is the way back).
 
 import { Counter, type Registry } from 'prom-client';
@@ -9,6 +10,7 @@ import type { SessionEntry } from './control.js';
 export class JournalFault {
   private error: string | undefined;
   private readonly errors: Counter<'kind'>;
+  private readonly dropped: Counter;
 
   constructor(
     registry: Registry,
@@ -20,6 +22,11 @@ export class JournalFault {
       name: 'perpbot_journal_write_errors_total',
       help: 'Journal writes that failed, by kind of row (batch, settle, nonce, order, fill, ...); the first one halted trading.',
       labelNames: ['kind'],
+      registers: [registry],
+    });
+    this.dropped = new Counter({
+      name: 'perpbot_journal_rows_dropped_total',
+      help: 'Journal rows dropped unwritten while writes kept failing (the oldest, past the rows kept for a later commit).',
       registers: [registry],
     });
   }
@@ -42,6 +49,12 @@ export class JournalFault {
       this.log.error({ kind, error: error.message, code: (error as { code?: unknown }).code }, 'journal write failed: trading halted on every account');
     }
     this.haltAll();
+  };
+
+  /** The Journal's onRowsDropped: counts and logs rows lost while the journal stays broken. */
+  readonly onRowsDropped = (rows: number): void => {
+    this.dropped.inc(rows);
+    this.log.error({ rows }, 'journal rows dropped: the journal still cannot be written and keeps only its newest rows');
   };
 
   /** Halts every session not halted yet, once a write failed (sessions that joined after the failure included). */

@@ -58,13 +58,127 @@ function nextWholeBlock(fd: number, from: number, size: number): number | undefi
   return undefined;
 }
 
-class FileRecording implements RecordingReader {
-  droppedTailBytes = 0;
-  /** The block being read: where it starts and ends (bytes), its events and how many were handed out. */
-  private block = { start: 0, end: 0, events: 0, read: 0 };
+/** The block being read: where it starts and ends (bytes), its events and how many were handed out. */
+interface BlockPosition {
+  start: number;
+  end: number;
+  events: number;
+  read: number;
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * One pass over a recording's events, a block decoded at a time (a class, not a generator: an event costs no resumption
+ * and no result object). The object next() returns is the same each call: read its value before calling again.
+ */
+class EventIterator implements IterableIterator<RecordedEvent> {
+  private fd: number | undefined;
+  private size = 0;
+  private block: BlockPosition | undefined;
+  private decoder: BlockDecoder | undefined;
+  private readonly frameBytes = Buffer.allocUnsafe(FRAME_BYTES);
+  private payload = Buffer.allocUnsafe(0);
+  /** Inside a block: decoder.next() gives its next event. */
+  private decoding = false;
+  private finished = false;
+  private readonly result: IteratorYieldResult<RecordedEvent> = { done: false, value: undefined as unknown as RecordedEvent };
 
   constructor(
-    private readonly path: string,
+    private readonly rec: FileRecording,
+    private offset: number,
+  ) {}
+
+  [Symbol.iterator](): IterableIterator<RecordedEvent> {
+    return this;
+  }
+
+  next(): IteratorResult<RecordedEvent> {
+    if (this.finished) return DONE;
+    try {
+      for (;;) {
+        if (this.decoding) {
+          const e = this.decoded();
+          if (e !== undefined) {
+            this.block!.read++;
+            this.result.value = e;
+            return this.result;
+          }
+          this.decoding = false;
+          this.offset = this.block!.end;
+          this.block!.start = this.offset;
+          this.block!.events = 0;
+        }
+        if (!this.startBlock()) {
+          this.return();
+          return DONE;
+        }
+      }
+    } catch (err) {
+      this.return();
+      throw err;
+    }
+  }
+
+  return(): IteratorResult<RecordedEvent> {
+    this.finished = true;
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    return DONE;
+  }
+
+  private decoded(): RecordedEvent | undefined {
+    try {
+      return this.decoder!.next();
+    } catch (err) {
+      if (err instanceof RecordingError) throw new RecordingError(`${this.rec.path}: block at byte ${this.offset}: ${err.message}`, { cause: err });
+      throw err;
+    }
+  }
+
+  /** Starts decoding the block at `offset`; false at the end of the file or of its whole blocks (a damaged tail is dropped). */
+  private startBlock(): boolean {
+    const rec = this.rec;
+    if (this.fd === undefined) {
+      this.fd = openSync(rec.path, 'r');
+      this.size = fstatSync(this.fd).size;
+      this.block = rec.startPass(this.size);
+      this.decoder = new BlockDecoder(rec.header.markets.map((m) => m.symbol));
+    }
+    const { fd, size, offset, frameBytes } = this;
+    const block = this.block!;
+    if (offset >= size) return false;
+    const frame = readAt(fd, frameBytes, offset) === FRAME_BYTES ? readFrame(frameBytes) : undefined;
+    const end = frame ? offset + FRAME_BYTES + frame.payloadBytes : Infinity;
+    if (frame && end <= size) {
+      if (this.payload.length < frame.payloadBytes) this.payload = Buffer.allocUnsafe(frame.payloadBytes);
+      const body = this.payload.subarray(0, frame.payloadBytes);
+      readAt(fd, body, offset + FRAME_BYTES);
+      if (crcMatches(frameBytes, body)) {
+        this.decoder!.start(rec.inflate(frame, body, offset), frame.eventCount, frame.baseRecvNs);
+        block.start = offset;
+        block.end = end;
+        block.events = frame.eventCount;
+        block.read = 0;
+        this.decoding = true;
+        return true;
+      }
+    }
+    const next = nextWholeBlock(fd, offset + 1, size);
+    if (next !== undefined) throw new RecordingError(`${rec.path}: damaged block at byte ${offset} (the next whole block starts at byte ${next})`);
+    rec.dropTail(offset);
+    block.start = size;
+    block.events = 0;
+    return false;
+  }
+}
+
+class FileRecording implements RecordingReader {
+  droppedTailBytes = 0;
+  private block: BlockPosition = { start: 0, end: 0, events: 0, read: 0 };
+
+  constructor(
+    readonly path: string,
     readonly header: RecordingHeader,
     private readonly dataOffset: number,
     public sizeBytes: number,
@@ -76,58 +190,24 @@ class FileRecording implements RecordingReader {
     return b.events > 0 ? b.start + ((b.end - b.start) * b.read) / b.events : b.start;
   }
 
-  *events(): IterableIterator<RecordedEvent> {
-    const { path } = this;
-    const fd = openSync(path, 'r');
-    try {
-      const size = fstatSync(fd).size;
-      this.sizeBytes = size;
-      const block = (this.block = { start: 0, end: 0, events: 0, read: 0 });
-      const decoder = new BlockDecoder(this.header.markets.map((m) => m.symbol));
-      const frameBytes = Buffer.allocUnsafe(FRAME_BYTES);
-      let payload = Buffer.allocUnsafe(0);
-      this.droppedTailBytes = 0;
-      for (let offset = this.dataOffset; offset < size; ) {
-        const frame = readAt(fd, frameBytes, offset) === FRAME_BYTES ? readFrame(frameBytes) : undefined;
-        const end = frame ? offset + FRAME_BYTES + frame.payloadBytes : Infinity;
-        if (frame && end <= size) {
-          if (payload.length < frame.payloadBytes) payload = Buffer.allocUnsafe(frame.payloadBytes);
-          const body = payload.subarray(0, frame.payloadBytes);
-          readAt(fd, body, offset + FRAME_BYTES);
-          if (crcMatches(frameBytes, body)) {
-            decoder.start(this.inflate(frame, body, offset), frame.eventCount, frame.baseRecvNs);
-            block.start = offset;
-            block.end = end;
-            block.events = frame.eventCount;
-            block.read = 0;
-            try {
-              for (let e = decoder.next(); e !== undefined; e = decoder.next()) {
-                block.read++;
-                yield e;
-              }
-            } catch (err) {
-              if (err instanceof RecordingError) throw new RecordingError(`${path}: block at byte ${offset}: ${err.message}`, { cause: err });
-              throw err;
-            }
-            offset = end;
-            block.start = end;
-            block.events = 0;
-            continue;
-          }
-        }
-        const next = nextWholeBlock(fd, offset + 1, size);
-        if (next !== undefined) throw new RecordingError(`${path}: damaged block at byte ${offset} (the next whole block starts at byte ${next})`);
-        this.droppedTailBytes = size - offset;
-        block.start = size;
-        block.events = 0;
-        return;
-      }
-    } finally {
-      closeSync(fd);
-    }
+  events(): IterableIterator<RecordedEvent> {
+    return new EventIterator(this, this.dataOffset);
   }
 
-  private inflate(frame: Frame, body: Buffer, offset: number): Buffer {
+  /** Starts a pass over the file (events() calls it on its first next()): its block counter, reset. */
+  startPass(size: number): BlockPosition {
+    this.sizeBytes = size;
+    this.droppedTailBytes = 0;
+    this.block = { start: 0, end: 0, events: 0, read: 0 };
+    return this.block;
+  }
+
+  /** The pass met a damaged or incomplete last block at `offset`: it is dropped. */
+  dropTail(offset: number): void {
+    this.droppedTailBytes = this.sizeBytes - offset;
+  }
+
+  inflate(frame: Frame, body: Buffer, offset: number): Buffer {
     if (frame.kind !== BLOCK_EVENTS || frame.codec !== CODEC_DEFLATE_RAW)
       throw new RecordingError(
         `${this.path}: block at byte ${offset} has kind ${frame.kind} and codec ${frame.codec}; events blocks are kind ${BLOCK_EVENTS}, codec ${CODEC_DEFLATE_RAW}`,

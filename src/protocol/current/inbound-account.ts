@@ -225,6 +225,43 @@ export const currentAccountQueries = {
   orderHistory: rows('orderHistory', orderHistoryRowSchema, orderHistoryModel),
 };
 
+export const activityRowSchema = object({
+  activityType: literal('transferInternal', 'transferExternal', 'deposit', 'withdrawal', 'unknown'),
+  status: literal('completed', 'failed', 'ongoing', 'unknown'),
+  from: maybe(string({ maxLength: 64 })),
+  to: maybe(string({ maxLength: 64 })),
+  symbol: string({ maxLength: 64 }),
+  amount: number(),
+  reason: maybe(textSchema),
+  slot: maybe(u64()),
+  timestamp: nsTimestamp,
+});
+
+export const riskRowSchema = object({
+  owner: key32(),
+  symbol: symbolSchema,
+  isBuy: boolean(),
+  amount: number(),
+  price: number(),
+  eventType: literal('liquidation', 'adl', 'risk_vault'),
+  marginPrior: maybe(number()),
+  marginAfter: maybe(number()),
+  reason: maybe(textSchema),
+  slot: maybe(u64()),
+  timestamp: nsTimestamp,
+});
+
+const { symbol: _symbol, ...feeTierFields } = feeTierSchema.shape;
+export const feeTierRowSchema = object({ scopeInstrument: string({ maxLength: 64 }), ...feeTierFields });
+
+/** The query types of the current generation alone (no v1 row to map onto): their rows validated as they are. */
+export const currentOnlyAccountQueries = {
+  activityHistory: rows('activityHistory', activityRowSchema, (r) => r),
+  riskHistory: rows('riskHistory', riskRowSchema, (r) => r),
+  feeTier: rows('feeTier', feeTierRowSchema, (r) => r),
+};
+export type CurrentOnlyQueryType = keyof typeof currentOnlyAccountQueries;
+
 /** The current answer to a query of `type` as the v1 response; throws ValidationError naming the field (`[0].openOrder.tif`). */
 export function parseCurrentAccountResponse<T extends AccountQueryType>(type: T, json: unknown): AccountResponse<T> {
   const parsers: { [K in AccountQueryType]: (json: unknown) => AccountResponse<K> } = currentAccountQueries;

@@ -5,7 +5,7 @@ import { unitsToUsd } from '../decimals.js';
 import type { Account as AccountShape, Market, Order, OrderHistory, Position as PositionShape } from './model.js';
 import type { RecentSet, Ring } from './ring.js';
 import type { RowChain } from './rowlog.js';
-import type { ClosedPositionRow, FundingPaymentRow } from './types.js';
+import type { ActivityRow, ClosedPositionRow, FundingPaymentRow, RiskRow } from './types.js';
 
 /** One account's position in one market plus the open-order exposure and lifecycle statistics behind it. */
 export class Position implements PositionShape {
@@ -77,6 +77,8 @@ export class Account implements AccountShape {
   fills: RowChain | null = null;
   closed: Ring<ClosedPositionRow> | null = null;
   fundingRows: Ring<FundingPaymentRow> | null = null;
+  activity: Ring<ActivityRow> | null = null;
+  risk: Ring<RiskRow> | null = null;
   history: OrderHistory | null = null;
   lastFaucetNs = -1n;
   dirty = false;

@@ -26,7 +26,9 @@ import type {
   FaucetResult,
   FillRow,
   FullAccountRow,
+  ActivityRow,
   FundingPaymentRow,
+  RiskRow,
   LedgerAudit,
   LeverageEntry,
   MarginSummary,
@@ -154,6 +156,7 @@ export class Engine {
     a.deposits += credit;
     st.depositsUnits += credit;
     st.touch(a, null);
+    st.recordActivity('deposit', null, a, credit);
     this.settle();
     return { deposit: { amount: units / st.quoteScale } };
   }
@@ -383,6 +386,16 @@ export class Engine {
   /** Last historyLimit funding payments, newest first. */
   fundingHistory(user: string): FundingPaymentRow[] {
     return q.fundingHistory(this.st.accounts.get(user));
+  }
+
+  /** Deposits and transfers of `user`, newest first (the last historyLimit). */
+  activityHistory(user: string): ActivityRow[] {
+    return this.st.accounts.get(user)?.activity?.newestFirst() ?? [];
+  }
+
+  /** Liquidations and auto-deleveragings of `user`'s positions, newest first (the last historyLimit). */
+  riskHistory(user: string): RiskRow[] {
+    return this.st.accounts.get(user)?.risk?.newestFirst() ?? [];
   }
 
   /** Last historyLimit terminal orders, newest first. */

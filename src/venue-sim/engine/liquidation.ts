@@ -79,6 +79,7 @@ export function liquidate(st: State, a: Account, maxSlippage: number): void {
   for (const e of closed) {
     e.marginAfter = marginAfter;
     st.events.push(e);
+    st.recordRisk(a, { symbol: e.symbol, eventType: 'liquidation', isBuy: e.isBuy, amount: e.size, price: e.price, marginPrior, marginAfter });
   }
 }
 
@@ -106,6 +107,7 @@ function autoDeleverage(st: State, lo: Order, mark: number): void {
     const p = c.account.positions[m.index]!;
     const abs = p.lots > 0 ? p.lots : -p.lots;
     const q = lo.remLots < abs ? lo.remLots : abs;
+    const marginPrior = computeRisk(c.account, qs, st.risk).equity;
     lo.remLots -= q;
     lo.filledLots += q;
     lo.filledValue += ticks * q;
@@ -113,5 +115,7 @@ function autoDeleverage(st: State, lo: Order, mark: number): void {
     st.applyFill(a, m, lo.isBuy, q, ticks, 0, 'liquidation');
     st.recordFill(c.account, null, st.prng.nextId(), lo, q, ticks, 0, 0, 'adl');
     st.events.push({ type: 'adl', account: c.account.key, symbol: m.symbol, price, size: m.size(q), isBuy: !lo.isBuy, timestamp: st.nowNs });
+    const marginAfter = computeRisk(c.account, qs, st.risk).equity;
+    st.recordRisk(c.account, { symbol: m.symbol, eventType: 'adl', isBuy: !lo.isBuy, amount: m.size(q), price, marginPrior, marginAfter });
   }
 }

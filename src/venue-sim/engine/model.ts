@@ -4,7 +4,7 @@
 import type { RecentSet, Ring } from './ring.js';
 import type { RowChain } from './rowlog.js';
 import type { Step } from './steps.js';
-import type { ClosedPositionRow, FundingPaymentRow, MarketConfig, MarketInfo, OrderHistoryRow, OrderStatus } from './types.js';
+import type { ActivityRow, ClosedPositionRow, FundingPaymentRow, MarketConfig, MarketInfo, OrderHistoryRow, OrderStatus, RiskRow } from './types.js';
 
 /** The class Order of book.ts (documented there). */
 export interface Order {
@@ -168,6 +168,8 @@ export interface Account {
   fills: RowChain | null;
   closed: Ring<ClosedPositionRow> | null;
   fundingRows: Ring<FundingPaymentRow> | null;
+  activity: Ring<ActivityRow> | null;
+  risk: Ring<RiskRow> | null;
   history: OrderHistory | null;
   lastFaucetNs: bigint;
   dirty: boolean;

@@ -12,7 +12,7 @@ import type { BookSide, Level, Market, Position } from './model.js';
 import { OrderIndex } from './orderindex.js';
 import { RecentIdFilter } from './recentids.js';
 import { RecentSet, Ring } from './ring.js';
-import type { CloseReason, ClosedPositionRow, EngineEvent, FillRecord, OrderStatus, PositionUpdateEvent } from './types.js';
+import type { ActivityRow, CloseReason, ClosedPositionRow, EngineEvent, FillRecord, OrderStatus, PositionUpdateEvent, RiskRow } from './types.js';
 
 const ORDER_POOL_MAX = 1024;
 
@@ -348,6 +348,24 @@ export class State {
     }
     m.openInterestLots += (p.lots > 0 ? p.lots : 0) - (before > 0 ? before : 0);
     this.touch(a, p);
+  }
+
+  /** Adds a deposit or transfer of `units` to the activity history of each account it moved (`from`: null for a deposit). */
+  recordActivity(activityType: ActivityRow['activityType'], from: Account | null, to: Account, units: bigint): void {
+    const row: ActivityRow = {
+      activityType,
+      from: from?.key ?? null,
+      to: to.key,
+      amount: unitsToUsd(units, this.quoteScale),
+      slot: this.slot,
+      timestamp: this.nowNs,
+    };
+    for (const a of from === null ? [to] : [from, to]) (a.activity ??= new Ring(this.historyLimit)).push(row);
+  }
+
+  /** Adds a liquidation or auto-deleveraging of `a` to its risk history. */
+  recordRisk(a: Account, row: Omit<RiskRow, 'owner' | 'slot' | 'timestamp'>): void {
+    (a.risk ??= new Ring(this.historyLimit)).push({ owner: a.key, ...row, slot: this.slot, timestamp: this.nowNs });
   }
 
   touch(a: Account, p: Position | null): void {

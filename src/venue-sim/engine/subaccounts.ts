@@ -40,14 +40,15 @@ function available(st: State, a: Account): number {
   return r.equity - r.initialMargin;
 }
 
-/** Moves `units` quote units from `from` to `to` (balance and deposits both). */
-function move(st: State, from: Account, to: Account, units: bigint): void {
+/** Moves `units` quote units from `from` to `to` (balance and deposits both), in both accounts' activity history. */
+function move(st: State, from: Account, to: Account, units: bigint, kind: 'internal' | 'external' = 'internal'): void {
   from.balance -= units;
   from.deposits -= units;
   to.balance += units;
   to.deposits += units;
   st.touch(from, null);
   st.touch(to, null);
+  st.recordActivity(kind === 'internal' ? 'transferInternal' : 'transferExternal', from, to, units);
 }
 
 /** The accounts `master` may move collateral between: itself and its sub-accounts. */
@@ -91,7 +92,7 @@ export function transfer(st: State, account: string, kind: 'internal' | 'externa
   const units = BigInt(Math.round(amountUsd * st.quoteScale));
   if (!(units > 0n)) return fail('marginAmount below the smallest unit');
   if (available(st, src) * st.quoteScale < Number(units)) return fail('Insufficient margin');
-  move(st, src, st.account(to), units);
+  move(st, src, st.account(to), units, kind);
   return { transfer: { from, to, symbol: 'USDC', amount: unitsToUsd(units, st.quoteScale) } };
 }
 

@@ -274,6 +274,36 @@ export interface FundingPaymentRow {
   timestamp: bigint;
 }
 
+/** A deposit (faucet) or a transfer that moved an account's USDC (activityHistory, venue-protocol §8.3). */
+export interface ActivityRow {
+  activityType: 'deposit' | 'transferInternal' | 'transferExternal';
+  /** the paying account; null for a deposit */
+  from: PubkeyText | null;
+  to: PubkeyText;
+  /** USDC */
+  amount: number;
+  slot: number;
+  timestamp: bigint;
+}
+
+/** A liquidation or auto-deleveraging that closed (part of) an account's position (riskHistory, venue-protocol §8.3). */
+export interface RiskRow {
+  owner: PubkeyText;
+  symbol: string;
+  eventType: 'liquidation' | 'adl';
+  /** true when the closing trade bought */
+  isBuy: boolean;
+  /** base units */
+  amount: number;
+  /** USD */
+  price: number;
+  /** the account's equity before and after, USD */
+  marginPrior: number;
+  marginAfter: number;
+  slot: number;
+  timestamp: bigint;
+}
+
 export interface OrderHistoryRow {
   orderId: OrderIdText;
   symbol: string;

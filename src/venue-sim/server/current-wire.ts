@@ -1,8 +1,8 @@
 // The local venue's answers in the current generation's shapes (venue-protocol §8.3, §8.4, §9.4): POST /order statuses,
 // POST /account rows and account-stream messages, built from the engine's results. Invariant: sizes signed (negative = sell), timestamps ns.
 
+import type { CurrentAccountQuery } from '../../protocol/current/account-query.js';
 import type {
-  AccountQueryType,
   ConditionalInfo,
   AgentResult,
   Engine,
@@ -200,24 +200,27 @@ export function currentFullAccount(engine: Engine, user: string, liquidationPric
     positions: engine.positionDetails(user).map((p) => positionRow(engine, p, liquidationPrice(p))),
     openOrders: currentOpenOrders(engine, user, held),
     pendingOnFill: (held?.pendingOf(user) ?? []).map((p) => ({ parentOrderId: p.parentId, actions: p.actions })),
-    feeTiers: engine.markets().map((m) => ({
-      symbol: m.symbol,
-      rollingVolume: 0,
-      tierIndex: 0,
-      tierThreshold: 0,
-      makerBps: m.makerFeeRate * 10_000,
-      takerBps: m.takerFeeRate * 10_000,
-      windowDays: FEE_WINDOW_DAYS,
-    })),
+    feeTiers: engine.markets().map((m) => ({ symbol: m.symbol, ...feeTierOf(m) })),
     leverageSettings: engine.fullAccount(user).settings.maxLeverage.map(([symbol, leverage]) => ({ symbol, leverage })),
   };
 }
 
-/** Rows of `POST /account` of `type` in the current shapes (§8.3). */
+/** The fee tier of a market: its fixed maker and taker rates (the local venue has one tier and counts no volume). */
+function feeTierOf(m: { makerFeeRate: number; takerFeeRate: number }) {
+  return {
+    rollingVolume: 0,
+    tierIndex: 0,
+    tierThreshold: 0,
+    makerBps: m.makerFeeRate * 10_000,
+    takerBps: m.takerFeeRate * 10_000,
+    windowDays: FEE_WINDOW_DAYS,
+  };
+}
+
+/** Rows of `POST /account` in the current shapes (§8.3); `symbol` scopes feeTier. */
 export function currentAccountRows(
   engine: Engine,
-  type: AccountQueryType,
-  user: string,
+  { type, user, symbol }: CurrentAccountQuery,
   liquidationPrice: (e: PositionUpdateEvent) => number,
   held?: ContingentBook,
 ): unknown[] {
@@ -234,6 +237,15 @@ export function currentAccountRows(
       return engine.fundingHistory(user).map((p) => ({ fundingPayment: { ...p, iso: false } }));
     case 'orderHistory':
       return engine.orderHistory(user).map((h) => ({ orderHistory: orderHistoryRow(h) }));
+    case 'activityHistory':
+      return engine.activityHistory(user).map((a) => ({ activityHistory: { ...a, status: 'completed', symbol: 'USDC', reason: null, iso: false } }));
+    case 'riskHistory':
+      return engine.riskHistory(user).map((r) => ({ riskHistory: { ...r, reason: null, iso: false } }));
+    case 'feeTier':
+      return engine
+        .markets()
+        .filter((m) => symbol == null || m.symbol === symbol)
+        .map((m) => ({ feeTier: { scopeInstrument: m.symbol, ...feeTierOf(m) } }));
   }
 }
 

@@ -6,7 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValidationError } from '../../core/errors.js';
 import { parseJson, stringifyJson } from '../../core/json.js';
 import { parse } from '../../core/schema.js';
-import { accountQuerySchema, type AccountQueryType } from '../../protocol/v1/account.js';
+import type { CurrentAccountQuery } from '../../protocol/current/account-query.js';
+import type { Schema } from '../../core/schema.js';
 import { actionTypeForPath, createRequestBodySchema, type ActionType, type RequestBody } from '../../protocol/v1/actions.js';
 import { orderIdsOf } from '../../protocol/v1/order-id.js';
 import type { Clock } from '../../core/clock.js';
@@ -35,8 +36,10 @@ export interface ApiOptions extends AuthDeps {
   readonly onInternalError: (e: unknown) => void;
   /** POST /order bodies in the current generation's envelope (`actions`). */
   readonly current: CurrentOrderApi;
+  /** The body of POST /account in the venue's dialect (v1's six types, or the current generation's nine and a symbol). */
+  readonly accountQuery: Schema<CurrentAccountQuery>;
   /** Rows of POST /account in the venue's dialect. */
-  readonly accountRows: (type: AccountQueryType, user: string) => unknown;
+  readonly accountRows: (query: CurrentAccountQuery) => unknown;
   /** GET /ticker/{symbol}, /klines and /stats. */
   readonly marketData: MarketDataSource;
 }
@@ -88,8 +91,8 @@ export function createApi(opts: ApiOptions): (req: IncomingMessage, res: ServerR
 
   const queries = new TurnQueue(opts.maxWaitingQueries);
   const account: Handler = async (req) => {
-    const q = parse(accountQuerySchema, await readJson(req));
-    return queries.run(() => stringifyJson(opts.accountRows(q.type, q.user)));
+    const q = parse(opts.accountQuery, await readJson(req));
+    return queries.run(() => stringifyJson(opts.accountRows(q)));
   };
 
   const signed =

@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { systemClock, type Clock } from '../../core/clock.js';
+import { currentAccountQuerySchema } from '../../protocol/current/account-query.js';
+import { accountQuerySchema } from '../../protocol/v1/account.js';
 import { MAX_BATCH_ITEMS } from '../../protocol/v1/actions.js';
 import { Engine, type EngineOptions, type MarketConfig } from '../engine/index.js';
 import { MarketFlow, type FlowOptions } from '../flow.js';
@@ -36,10 +38,11 @@ export interface VenueOptions {
   /** Further engine settings (fees, faucet, history limits, ...). */
   engine?: Omit<EngineOptions, 'markets' | 'seed' | 'clock'>;
   /**
-   * Serve this state of a venue that was closed (a restart that keeps the venue's state: its engine and the nonces it
-   * accepted, so nothing applied before the restart can be replayed after it); `markets` and `engine` are then not used.
+   * Serve this state of a venue that was closed (a restart that keeps the venue's state: its engine, the nonces it
+   * accepted, so nothing applied before the restart can be replayed after it, and the parked baskets and held on-fill
+   * actions of the current generation); `markets` and `engine` are then not used.
    */
-  resume?: Pick<Venue, 'engine' | 'nonces'>;
+  resume?: Pick<Venue, 'engine' | 'nonces' | 'held'>;
   /** Synthetic participants: false disables them. Default on. */
   flow?: boolean | Omit<FlowOptions, 'seed'>;
   /** Flow round interval, ms. Default 250. */
@@ -88,6 +91,8 @@ export interface Venue {
   readonly engine: Engine;
   /** The nonces each signer had accepted (gaps-decided §3). */
   readonly nonces: NonceGuard;
+  /** Parked trigger baskets and held on-fill actions (current generation). */
+  readonly held: ContingentBook;
   readonly hub: WsHub;
   readonly flow: MarketFlow | undefined;
   /** Dialect of the unsigned surfaces (VenueOptions.dialect). */
@@ -106,7 +111,7 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
   const engine = opts.resume?.engine ?? new Engine({ ...opts.engine, ...(opts.markets ? { markets: opts.markets } : {}), seed, clock });
   const dialect = opts.dialect ?? 'v1';
   const network = opts.network ?? 'testnet';
-  const held = new ContingentBook();
+  const held = opts.resume?.held ?? new ContingentBook();
   const streams = new VenueStreams(engine, dialect, held);
   const onInternalError = opts.onInternalError ?? ((e: unknown) => process.stderr.write(`venue internal error: ${(e as Error)?.stack ?? String(e)}\n`));
 
@@ -132,7 +137,8 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
     nonces,
     oracleKeys,
     current,
-    accountRows: (type, user) => streams.accountRows(type, user),
+    accountQuery: dialect === 'current' ? currentAccountQuerySchema : accountQuerySchema,
+    accountRows: (query) => streams.accountRows(query),
     marketData: streams,
     maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
     maxBatchItems: opts.maxBatchItems ?? MAX_BATCH_ITEMS,
@@ -202,6 +208,7 @@ export async function startVenue(opts: VenueOptions = {}): Promise<Venue> {
     port,
     engine,
     nonces,
+    held,
     hub,
     flow,
     dialect,

@@ -6,6 +6,7 @@ import { safeParse } from '../../core/schema.js';
 import { stringifyJson } from '../../core/json.js';
 import { subscriptionSchema, topicsOf } from '../../protocol/v1/stream.js';
 import type { Dialect } from '../../core/types.js';
+import type { CurrentAccountQuery } from '../../protocol/current/account-query.js';
 import type { AccountQueryType, Engine } from '../engine/index.js';
 import type { BookLevelRow, EngineEvent, FillRecord, PositionUpdateEvent } from '../engine/index.js';
 import type { Basket, ContingentBook } from './contingent.js';
@@ -236,11 +237,11 @@ export class VenueStreams implements TopicSource {
     };
   }
 
-  /** Account rows of `POST /account` in this venue's dialect. */
-  accountRows(type: AccountQueryType, user: string): unknown {
+  /** Account rows of `POST /account` in this venue's dialect (the current generation's types only when it is current). */
+  accountRows({ type, user, symbol }: CurrentAccountQuery): unknown {
     return this.dialect === 'current'
-      ? currentAccountRows(this.engine, type, user, (e) => this.liquidationPriceOf(e), this.held)
-      : this.engine.query(type, user);
+      ? currentAccountRows(this.engine, { type, user, symbol }, (e) => this.liquidationPriceOf(e), this.held)
+      : this.engine.query(type as AccountQueryType, user);
   }
 
   /** A trigger basket's order update on the account stream (current generation only). */

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -8,8 +8,8 @@ import { startDaemon, type Daemon } from '../../../src/app/daemon/daemon.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { Journal } from '../../../src/store/index.js';
 import { createLogger } from '../../../src/telemetry/index.js';
-import type { Venue } from '../../../src/venue-sim/server/index.js';
 import { cleanups } from '../../support/cleanups.js';
+import { writeDaemonYaml } from '../../support/daemon-yaml.js';
 import { until } from '../../support/until.js';
 import { quietVenue, Trader } from '../venue/harness.js';
 
@@ -17,34 +17,6 @@ const cleanup = cleanups();
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-function writeConfig(dir: string, venue: Venue): string {
-  const path = join(dir, 'daemon.yaml');
-  writeFileSync(
-    path,
-    [
-      'venue:',
-      '  mode: remote',
-      `  url: ${venue.url}`,
-      `  wsUrl: ${venue.wsUrl}`,
-      'accounts:',
-      '  - name: main',
-      '    keyFile: keys/main.json',
-      '    createKey: true',
-      '    faucetUsd: 10000',
-      'strategies:',
-      '  - name: mm',
-      '    module: market-maker',
-      '    account: main',
-      '    params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01}',
-      'journal: {path: journal.sqlite}',
-      'telemetry: {port: 0, statusIntervalMs: 0}',
-      'shutdown: {deadlineMs: 5000}',
-      '',
-    ].join('\n'),
-  );
-  return path;
-}
 
 interface Started {
   daemon: Daemon;
@@ -98,7 +70,7 @@ async function quoting() {
   await taker.faucet(100_000);
   expect((await maker.orders(maker.limit('BTC-USD', true, 99_000, 0.01), maker.limit('BTC-USD', false, 101_000, 0.01))).status).toBe(200);
   const dir = mkdtempSync(join(tmpdir(), 'perpbot-journal-fault-'));
-  const configPath = writeConfig(dir, venue);
+  const configPath = writeDaemonYaml(dir, venue);
   const first = await start(configPath);
   const bot = new Trader(venue, Keypair.fromFile(join(dir, 'keys/main.json')));
   const open = () => venue.engine.openOrders(bot.account);

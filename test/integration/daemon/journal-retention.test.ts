@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,36 +7,25 @@ import { startDaemon } from '../../../src/app/daemon/daemon.js';
 import { Journal } from '../../../src/store/index.js';
 import { createLogger } from '../../../src/telemetry/index.js';
 import { cleanups } from '../../support/cleanups.js';
+import { daemonYaml, writeDaemonYaml } from '../../support/daemon-yaml.js';
 import { until } from '../../support/until.js';
 import { quietVenue } from '../venue/harness.js';
 
 const cleanup = cleanups();
 
-const ACCOUNT_LINES = [
-  'accounts:',
-  '  - name: main',
-  '    keyFile: keys/main.json',
-  '    createKey: true',
-  '    faucetUsd: 10000',
-  'strategies:',
-  '  - name: mm',
-  '    module: market-maker',
-  '    account: main',
-  '    params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01}',
-];
+const VENUE = { url: 'http://127.0.0.1:1/api/v1', wsUrl: 'ws://127.0.0.1:1/ws' };
 
 describe('journal retention in the daemon', () => {
   it('defaults to 7 days and 1024 MiB; a bad value names its key and line', () => {
     const dir = mkdtempSync(join(tmpdir(), 'perpbot-retention-'));
-    expect(parseDaemonConfig(ACCOUNT_LINES.join('\n'), 'a.yaml', { baseDir: dir, env: {} }).journal.retention).toEqual({
+    expect(parseDaemonConfig(daemonYaml(VENUE), 'a.yaml', { baseDir: dir, env: {} }).journal.retention).toEqual({
       maxAgeDays: 7,
       maxMegabytes: 1024,
       pruneIntervalMs: 1000,
     });
-    const bad = [...ACCOUNT_LINES, 'journal:', '  retention:', '    maxAgeDays: -1'].join('\n');
-    expect(() => parseDaemonConfig(bad, 'b.yaml', { baseDir: dir, env: {} })).toThrow(
-      /journal\.retention\.maxAgeDays.*line 13|line 13.*journal\.retention\.maxAgeDays/s,
-    );
+    const bad = daemonYaml(VENUE, { journal: '{path: journal.sqlite,\n  retention: {maxAgeDays: -1}}' });
+    const line = bad.split('\n').findIndex((l) => l.includes('maxAgeDays')) + 1;
+    expect(() => parseDaemonConfig(bad, 'b.yaml', { baseDir: dir, env: {} })).toThrow(`journal.retention.maxAgeDays (line ${line})`);
   });
 
   it('prunes rows past the configured age while running and serves perpbot_journal_bytes', async () => {
@@ -48,20 +37,7 @@ describe('journal retention in the daemon', () => {
     const longAgoNs = BigInt(Date.now() - 3 * 86_400_000) * 1_000_000n;
     old.recordFunding({ account: 'someone', symbol: 'BTC-USD', amountUsd: 1, rate: 0, timeNs: longAgoNs });
     old.close();
-    const path = join(dir, 'daemon.yaml');
-    writeFileSync(
-      path,
-      [
-        'venue:',
-        '  mode: remote',
-        `  url: ${venue.url}`,
-        `  wsUrl: ${venue.wsUrl}`,
-        ...ACCOUNT_LINES,
-        `journal: {path: journal.sqlite, retention: {maxAgeDays: 1, pruneIntervalMs: 10}}`,
-        'telemetry: {port: 0, statusIntervalMs: 0}',
-        '',
-      ].join('\n'),
-    );
+    const path = writeDaemonYaml(dir, venue, { journal: '{path: journal.sqlite, retention: {maxAgeDays: 1, pruneIntervalMs: 10}}' });
     const { config, strategies } = await checkDaemonConfig(path, {});
     const daemon = await startDaemon({ config, strategies, logger: createLogger({ level: 'silent' }), out: () => {} });
     cleanup.push(() => daemon.stop('test cleanup'));

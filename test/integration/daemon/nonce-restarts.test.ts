@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,37 +8,18 @@ import { startDaemon, type Daemon } from '../../../src/app/daemon/daemon.js';
 import { Keypair } from '../../../src/protocol/keys.js';
 import { Journal } from '../../../src/store/index.js';
 import { createLogger } from '../../../src/telemetry/index.js';
-import { startVenue, type Venue } from '../../../src/venue-sim/server/index.js';
+import { startVenue } from '../../../src/venue-sim/server/index.js';
 import { cleanups } from '../../support/cleanups.js';
+import { writeDaemonYaml } from '../../support/daemon-yaml.js';
 
 const cleanup = cleanups();
-
-/** One account with start-up actions (faucet, leverage) and a market maker: both draw nonces from its key. */
-function config(dir: string, venue: Venue): string {
-  const path = join(dir, 'daemon.yaml');
-  writeFileSync(
-    path,
-    [
-      'venue: {mode: remote, url: ' + venue.url + ', wsUrl: ' + venue.wsUrl + '}',
-      'accounts:',
-      '  - {name: main, keyFile: main.key, createKey: true, faucetUsd: 50000, leverage: {BTC-USD: 3}}',
-      'strategies:',
-      '  - {module: market-maker, params: {symbol: BTC-USD, size: 0.001, maxPosition: 0.01}}',
-      'journal: {path: journal.sqlite}',
-      'telemetry: {port: 0, statusIntervalMs: 0}',
-      'shutdown: {deadlineMs: 5000}',
-      '',
-    ].join('\n'),
-  );
-  return path;
-}
 
 describe('daemon restarts and nonces', () => {
   it('five starts in a row leave the nonce mark within the reserve window of the clock, log the lead and export it', async () => {
     const venue = await startVenue({ port: 0, seed: 5 });
     cleanup.push(() => venue.close());
     const dir = mkdtempSync(join(tmpdir(), 'perpbot-nonce-restarts-'));
-    const { config: cfg, strategies } = await checkDaemonConfig(config(dir, venue), {});
+    const { config: cfg, strategies } = await checkDaemonConfig(writeDaemonYaml(dir, venue, { account: 'leverage: {BTC-USD: 3}' }), {});
     const leads: number[] = [];
     for (let start = 0; start < 5; start++) {
       const logs: string[] = [];
@@ -56,7 +37,7 @@ describe('daemon restarts and nonces', () => {
       const metrics = await (await fetch(daemon.metricsUrl)).text();
       expect(sample(metrics, 'perpbot_nonce_lead_seconds', { account: 'main' })).toBeLessThanOrEqual(10);
       await daemon.stop('restart');
-      const signer = Keypair.fromFile(join(dir, 'main.key')).publicKey;
+      const signer = Keypair.fromFile(join(dir, 'keys/main.json')).publicKey;
       const journal = Journal.open(join(dir, 'journal.sqlite'));
       leads.push(Number(journal.nonces.load(signer)! - BigInt(Date.now()) * 1_000_000n) / 1e9);
       journal.close();

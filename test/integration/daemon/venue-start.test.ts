@@ -52,3 +52,16 @@ describe('a remote venue not up at start', () => {
     expect(err).not.toMatch(/uncaught|\n\s+at /);
   }, 60_000);
 });
+
+describe('a current-dialect venue on another network', () => {
+  it('the first start-up action refused for its signature: one line naming venue.network as the likely cause, exit 1', async () => {
+    const venue = await startVenue({ port: 0, seed: 2, flow: false, dialect: 'current', network: 'testnet' });
+    cleanup.push(() => venue.close());
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-venue-start-'));
+    const d = launch(remoteConfig(dir, venue.port, { dialect: 'current', network: 'devnet' }), dir);
+    expect(await d.exited).toBe(1);
+    const err = d.stderr.join('\n');
+    expect(err).toMatch(/^CONFIG: accounts\.main: faucet 100000 USD: the venue did not accept it \(bad signature\).*venue\.network is devnet/m);
+    expect(err).not.toMatch(/uncaught|\n\s+at /);
+  }, 60_000);
+});

@@ -14,6 +14,8 @@ import { closingTrigger, defineStrategy, positionOf, schema, type Intent, type S
 import type { LoadedStrategy } from '../../../src/strategy/loader.js';
 import { startVenue } from '../../../src/venue-sim/server/index.js';
 import { cleanups } from '../../support/cleanups.js';
+import { FaultProxy, isAction } from '../../support/fault-proxy.js';
+import { FakeRisk } from '../../unit/execution/fakes.js';
 import { until } from '../../support/until.js';
 import { Bot, stamp } from '../execution/bot.js';
 import { Trader } from '../venue/harness.js';
@@ -61,7 +63,11 @@ function protectedLong(events: OrderEvent[]): LoadedStrategy {
   return { name: 'protected', module: 'inline', file: 'inline', definition: definition as StrategyDefinition<unknown>, params: {}, symbols: [SYMBOL] };
 }
 
-async function venueAtMark(price: number, dialect: Dialect = 'v1') {
+/** A resting order of the liquidity provider: `[isBuy, price, size]`. */
+type Level = readonly [boolean, number, number];
+
+/** A venue of `dialect` at mark 100 (setMark moves it by the oracle) and a liquidity provider resting `levels`. */
+async function venueAtMark(dialect: Dialect, ...levels: Level[]) {
   const oracleKey = Keypair.generate();
   const venue = await startVenue({ port: 0, flow: false, seed: 18, oracleKeys: [oracleKey.publicKey], dialect });
   closers.push(() => venue.close());
@@ -70,31 +76,57 @@ async function venueAtMark(price: number, dialect: Dialect = 'v1') {
     const reply = await oracle.send({ type: 'oracle', prices: [{ timestamp: BigInt(Date.now()) * 1_000_000n, symbol: SYMBOL, price: px }] });
     expect(reply.body.status).toBe('ok');
   };
-  await setMark(price);
-  return { venue, setMark };
+  await setMark(100);
+  const lp = new Trader(venue);
+  await lp.faucet(1_000_000);
+  await lp.orders(...levels.map(([isBuy, price, size]) => lp.limit(SYMBOL, isBuy, price, size)));
+  return { venue, setMark, lp };
+}
+
+/** A buy of 1 SOL at `price`, tagged `clientTag`. */
+const buy = (clientTag: string, price: number, tif: 'GTC' | 'IOC') =>
+  ({ symbol: SYMBOL, side: 'buy', size: 1, price, tif, reduceOnly: false, clientTag }) as const;
+
+/** The statuses of `b`'s events of strategy `s` for the order tagged `tag`, in order. */
+const statusesOf = (b: Bot) => (tag: string) =>
+  b
+    .of('s')
+    .filter((e) => e.clientTag === tag)
+    .map((e) => e.status);
+
+/** venueAtMark with a started execution bot funded with 10,000 USD; `statuses(tag)`: its strategy `s`'s statuses of the order tagged `tag`. */
+async function botAtMark(dialect: Dialect, ...levels: Level[]) {
+  const at = await venueAtMark(dialect, ...levels);
+  const b = new Bot(at.venue);
+  closers.push(() => b.close({ deadlineMs: 2_000 }));
+  await new Trader(at.venue, b.key).faucet(10_000);
+  await b.exec.start();
+  const statuses = statusesOf(b);
+  return { ...at, b, statuses };
 }
 
 describe('conditional intents against the local venue', () => {
   it('a free-standing stop-limit: untriggered while parked, placed as a GTC limit once the mark crosses, then filled', async () => {
-    const { venue, setMark } = await venueAtMark(100);
-    const lp = new Trader(venue);
-    await lp.faucet(1_000_000);
-    await lp.orders(lp.limit(SYMBOL, false, 104, 5));
-    const b = new Bot(venue);
-    closers.push(() => b.close({ deadlineMs: 2_000 }));
-    await new Trader(venue, b.key).faucet(10_000);
-    await b.exec.start();
-    const order = { symbol: SYMBOL, side: 'buy', size: 1, price: 103, tif: 'GTC', reduceOnly: false, trigger: { kind: 'stop', triggerPrice: 102 } } as const;
+    const { setMark, lp, b, statuses } = await botAtMark('v1', [false, 104, 5]);
+    const order = {
+      symbol: SYMBOL,
+      side: 'buy',
+      size: 1,
+      price: 103,
+      tif: 'GTC',
+      reduceOnly: false,
+      clientTag: 'stop',
+      trigger: { kind: 'stop', triggerPrice: 102 },
+    } as const;
     b.exec.submit('s', { kind: 'place', order, ...stamp() });
-    const statuses = () => b.of('s').map((e) => e.status);
-    await until(() => statuses().includes('untriggered'), 'the stop-limit parked');
+    await until(() => statuses('stop').includes('untriggered'), 'the stop-limit parked');
     expect((await b.openAtVenue()).map((o) => [o.price, o.maker, o.status, o.parked])).toEqual([[103, false, 'placed', true]]);
 
     await setMark(102.5);
-    await until(() => statuses().includes('placed'), 'the stop-limit on the book');
+    await until(() => statuses('stop').includes('placed'), 'the stop-limit on the book');
     expect((await b.openAtVenue()).map((o) => [o.price, o.maker, o.status, o.parked])).toEqual([[103, true, 'placed', false]]);
     await lp.orders(lp.limit(SYMBOL, false, 103, 1, 'IOC'));
-    await until(() => statuses().includes('filled'), 'the stop-limit filled');
+    await until(() => statuses('stop').includes('filled'), 'the stop-limit filled');
     expect(b.of('s').map((e) => [e.status, e.filledSize])).toEqual([
       ['pendingNew', 0],
       ['untriggered', 0],
@@ -106,10 +138,7 @@ describe('conditional intents against the local venue', () => {
   it.each<Dialect>(['v1', 'current'])(
     '%s: a take-profit and a stop-market attached to a long fire when the oracle moves the mark, fill, and end filled',
     async (dialect) => {
-      const { venue, setMark } = await venueAtMark(100, dialect);
-      const lp = new Trader(venue);
-      await lp.faucet(1_000_000);
-      await lp.orders(lp.limit(SYMBOL, false, 100, 2), lp.limit(SYMBOL, true, 99, 10));
+      const { venue, setMark, lp } = await venueAtMark(dialect, [false, 100, 2], [true, 99, 10]);
 
       const key = Keypair.generate();
       venue.engine.faucet(key.publicKey, 10_000);
@@ -165,25 +194,13 @@ describe('conditional intents against the local venue', () => {
 
 describe("the current dialect's trailing stops and ranges from intents, through execution and the local venue", () => {
   it('each is tracked under the id computed at signing: untriggered while parked, filled when the mark reaches it', async () => {
-    const { venue, setMark } = await venueAtMark(100, 'current');
-    const lp = new Trader(venue);
-    await lp.faucet(1_000_000);
-    await lp.orders(lp.limit(SYMBOL, false, 100, 2), lp.limit(SYMBOL, true, 99, 10));
-    const b = new Bot(venue);
-    closers.push(() => b.close({ deadlineMs: 2_000 }));
-    await new Trader(venue, b.key).faucet(10_000);
-    await b.exec.start();
+    const { setMark, b, statuses } = await botAtMark('current', [false, 100, 2], [true, 99, 10]);
     b.exec.submit('s', { kind: 'place', order: { symbol: SYMBOL, side: 'buy', size: 2, tif: 'IOC', reduceOnly: false }, ...stamp() });
     await until(() => b.of('s').some((e) => e.status === 'filled'), 'the long opened');
     const closing = (clientTag: string, trigger: TriggerSpec) =>
       b.exec.submit('s', { kind: 'place', order: { symbol: SYMBOL, side: 'sell', size: 1, tif: 'GTC', reduceOnly: true, clientTag, trigger }, ...stamp() });
     closing('trail', { kind: 'trailing', trailBps: 100, stepBps: 0 });
     closing('range', { kind: 'range', low: 90, high: 110 });
-    const statuses = (tag: string) =>
-      b
-        .of('s')
-        .filter((e) => e.clientTag === tag)
-        .map((e) => e.status);
     await until(() => statuses('trail').includes('untriggered') && statuses('range').includes('untriggered'), 'both parked');
     const parkedIds = b.exec.openOrders('s').map((o) => o.orderId);
     expect((await b.openAtVenue()).map((o) => o.orderId).sort()).toEqual([...parkedIds].sort());
@@ -209,14 +226,7 @@ describe("the current dialect's trailing stops and ranges from intents, through 
 
 describe("the current dialect's on-fill orders from intents, through execution and the local venue", () => {
   it('children are tracked under their nested ids: untriggered while held, placed when the parent fills, cancelled with it', async () => {
-    const { venue, setMark } = await venueAtMark(100, 'current');
-    const lp = new Trader(venue);
-    await lp.faucet(1_000_000);
-    await lp.orders(lp.limit(SYMBOL, false, 100, 2), lp.limit(SYMBOL, true, 98, 10));
-    const b = new Bot(venue);
-    closers.push(() => b.close({ deadlineMs: 2_000 }));
-    await new Trader(venue, b.key).faucet(10_000);
-    await b.exec.start();
+    const { setMark, lp, b, statuses } = await botAtMark('current', [false, 100, 2], [true, 98, 10]);
     const closing = (clientTag: string, trigger: TriggerSpec) =>
       ({ symbol: SYMBOL, side: 'sell', size: 1, tif: 'GTC', reduceOnly: true, clientTag, trigger }) as const;
     const entry = (clientTag: string, price: number) =>
@@ -232,11 +242,6 @@ describe("the current dialect's on-fill orders from intents, through execution a
       }) as const;
     b.exec.submit('s', { kind: 'place', order: entry('a', 99.5), ...stamp() });
     b.exec.submit('s', { kind: 'place', order: entry('b', 99), ...stamp() });
-    const statuses = (tag: string) =>
-      b
-        .of('s')
-        .filter((e) => e.clientTag === tag)
-        .map((e) => e.status);
     await until(() => statuses('a').includes('placed') && statuses('b').includes('placed'), 'the parents rest');
     expect(statuses('a-sl')).toEqual(['untriggered']);
     expect(statuses('a')).toEqual(['pendingNew', 'placed']);
@@ -271,32 +276,11 @@ describe("the current dialect's on-fill orders from intents, through execution a
 
 describe("the current dialect's trigger baskets from intents (whenMark), through execution and the local venue", () => {
   it('the order is tracked under its nested id: untriggered while its basket is parked, its own statuses once fired; a cancel cancels the basket', async () => {
-    const { venue, setMark } = await venueAtMark(100, 'current');
-    const lp = new Trader(venue);
-    await lp.faucet(1_000_000);
-    await lp.orders(lp.limit(SYMBOL, false, 103, 5), lp.limit(SYMBOL, true, 97, 5));
-    const b = new Bot(venue);
-    closers.push(() => b.close({ deadlineMs: 2_000 }));
-    await new Trader(venue, b.key).faucet(10_000);
-    await b.exec.start();
-    const breakout = {
-      symbol: SYMBOL,
-      side: 'buy',
-      size: 1,
-      price: 103,
-      tif: 'IOC',
-      reduceOnly: false,
-      clientTag: 'breakout',
-      whenMark: { above: true, price: 102 },
-    } as const;
+    const { setMark, lp, b, statuses } = await botAtMark('current', [false, 103, 5], [true, 97, 5]);
+    const breakout = { ...buy('breakout', 103, 'IOC'), whenMark: { above: true, price: 102 } } as const;
     const dip = { ...breakout, price: 96, tif: 'GTC', clientTag: 'dip', whenMark: { above: false, price: 95 } } as const;
     b.exec.submit('s', { kind: 'place', order: breakout, ...stamp() });
     b.exec.submit('s', { kind: 'place', order: dip, ...stamp() });
-    const statuses = (tag: string) =>
-      b
-        .of('s')
-        .filter((e) => e.clientTag === tag)
-        .map((e) => e.status);
     await until(() => statuses('breakout').includes('untriggered') && statuses('dip').includes('untriggered'), 'both parked');
     const [breakoutId, dipId] = ['breakout', 'dip'].map((tag) => b.exec.openOrders('s').find((o) => o.spec.clientTag === tag)!.orderId);
     expect((await b.openAtVenue()).map((o) => o.orderId)).not.toContain(breakoutId);
@@ -318,16 +302,7 @@ describe("the current dialect's trigger baskets from intents (whenMark), through
 
 describe("the current dialect's trigger baskets of several orders (a basket intent), through execution and the local venue", () => {
   it('each order is tracked under its nested id: untriggered while parked, filled or resting once the mark fires the basket; a cancel cancels the basket', async () => {
-    const { venue, setMark } = await venueAtMark(100, 'current');
-    const lp = new Trader(venue);
-    await lp.faucet(1_000_000);
-    await lp.orders(lp.limit(SYMBOL, false, 103, 5), lp.limit(SYMBOL, true, 97, 5));
-    const b = new Bot(venue);
-    closers.push(() => b.close({ deadlineMs: 2_000 }));
-    await new Trader(venue, b.key).faucet(10_000);
-    await b.exec.start();
-    const buy = (clientTag: string, price: number, tif: 'GTC' | 'IOC') =>
-      ({ symbol: SYMBOL, side: 'buy', size: 1, price, tif, reduceOnly: false, clientTag }) as const;
+    const { setMark, lp, b, statuses } = await botAtMark('current', [false, 103, 5], [true, 97, 5]);
     b.exec.submit('s', {
       kind: 'basket',
       symbol: SYMBOL,
@@ -342,11 +317,6 @@ describe("the current dialect's trigger baskets of several orders (a basket inte
       orders: [buy('dip1', 94, 'GTC'), buy('dip2', 93, 'GTC')],
       ...stamp(),
     });
-    const statuses = (tag: string) =>
-      b
-        .of('s')
-        .filter((e) => e.clientTag === tag)
-        .map((e) => e.status);
     const tags = ['take', 'rest', 'dip1', 'dip2'];
     await until(() => tags.every((t) => statuses(t).includes('untriggered')), 'every order parked');
     const ids = new Map(tags.map((tag) => [tag, b.exec.openOrders('s').find((o) => o.spec.clientTag === tag)!.orderId!]));
@@ -374,6 +344,87 @@ describe("the current dialect's trigger baskets of several orders (a basket inte
   }, 30_000);
 });
 
+describe("the current dialect's trigger baskets under faults, through execution and the local venue", () => {
+  /** A bot trading through a fault proxy in front of a current-dialect venue at mark 100 with a liquidity provider's ask at 103. */
+  async function behindProxy() {
+    const at = await venueAtMark('current', [false, 103, 5]);
+    const proxy = await FaultProxy.start(at.venue.port);
+    closers.push(() => proxy.close());
+    const b = new Bot(at.venue, Keypair.generate(), new FakeRisk(), {}, { httpUrl: proxy.via(at.venue.url), wsUrl: proxy.via(at.venue.wsUrl), timeoutMs: 500 });
+    closers.push(() => b.close({ deadlineMs: 2_000 }));
+    await new Trader(at.venue, b.key).faucet(10_000);
+    await b.exec.start();
+    const statuses = statusesOf(b);
+    const basket = (whenMark: number) =>
+      b.exec.submit('s', {
+        kind: 'basket',
+        symbol: SYMBOL,
+        whenMark: { above: true, price: whenMark },
+        orders: [buy('take', 103, 'IOC'), buy('rest', 101, 'GTC')],
+        ...stamp(),
+      });
+    return { ...at, proxy, b, statuses, basket };
+  }
+
+  it('a basket whose answer is lost (applied, connection reset, account stream held) is resolved by query as parked, then fires and fills', async () => {
+    const { proxy, b, statuses, basket, setMark } = await behindProxy();
+    proxy.setWs({ kind: 'stall' });
+    proxy.setHttp({ fault: { kind: 'applied', answer: 'reset' }, match: isAction, hits: 1 });
+    basket(102);
+    await until(() => statuses('take').includes('untriggered') && statuses('rest').includes('untriggered'), 'both orders resolved as parked by query', 10_000);
+    expect(proxy.hits).toBe(1);
+    proxy.heal();
+    await setMark(102);
+    await until(() => statuses('take').includes('filled') && statuses('rest').includes('placed'), 'the basket fired', 10_000);
+    expect(statuses('take')).toEqual(['pendingNew', 'unknown', 'untriggered', 'filled']);
+    expect(statuses('rest')).toEqual(['pendingNew', 'unknown', 'untriggered', 'placed']);
+    expect((await b.openAtVenue()).map((o) => o.price)).toEqual([101]);
+  }, 30_000);
+
+  it('an order with on-fill children whose answer is lost while the account stream is down: resolved filled by query, its children tracked under the ids they rest at', async () => {
+    const { proxy, b, statuses } = await behindProxy();
+    proxy.setWs({ kind: 'down' });
+    proxy.setHttp({ fault: { kind: 'applied', answer: 'reset' }, match: isAction, hits: 1 });
+    const child = (clientTag: string, triggerPrice: number, kind: 'takeProfit' | 'stop') =>
+      ({ symbol: SYMBOL, side: 'sell', size: 1, tif: 'GTC', reduceOnly: true, clientTag, trigger: { kind, triggerPrice } }) as const;
+    b.exec.submit('s', {
+      kind: 'place',
+      order: { ...buy('entry', 103, 'IOC'), onFill: [child('tp', 110, 'takeProfit'), child('sl', 95, 'stop')] },
+      ...stamp(),
+    });
+    await until(() => statuses('entry').includes('filled'), 'the entry resolved as filled by query', 10_000);
+    proxy.heal();
+    await until(async () => (await b.openAtVenue()).length === 2, 'both children parked at the venue', 10_000);
+    for (const tag of ['tp', 'sl']) expect(statuses(tag)).toEqual(['untriggered']);
+    const atVenue = (await b.openAtVenue()).map((o) => o.orderId).sort();
+    expect(
+      b.exec
+        .openOrders('s')
+        .map((o) => o.orderId)
+        .sort(),
+    ).toEqual(atVenue);
+    expect(atVenue).toHaveLength(2);
+  }, 30_000);
+
+  it('a parked basket outlives a venue restart with its state: the bot reconnects, still tracks it, and sees it fire', async () => {
+    const { venue, proxy, b, statuses, basket } = await behindProxy();
+    basket(102);
+    await until(() => statuses('take').includes('untriggered') && statuses('rest').includes('untriggered'), 'both parked', 10_000);
+    await proxy.outage();
+    await venue.close();
+    const again = await startVenue({ port: 0, resume: venue, dialect: 'current', flow: false, seed: 18 });
+    closers.push(() => again.close());
+    proxy.retarget(again.port);
+    await proxy.restore();
+    again.engine.setOraclePrice(SYMBOL, 102);
+    again.step();
+    await until(() => statuses('take').includes('filled') && statuses('rest').includes('placed'), 'the basket fired after the restart', 15_000);
+    expect(statuses('take').at(-1)).toBe('filled');
+    expect(again.engine.openOrders(b.key.publicKey).map((o) => o.price)).toEqual([101]);
+    expect(b.exec.openOrders('s').map((o) => o.spec.clientTag)).toEqual(['rest']);
+  }, 30_000);
+});
+
 describe('perpbot order place --trigger against the local venue', () => {
   const home = mkdtempSync(join(tmpdir(), 'perpbot-trigger-cli-'));
   beforeAll(() => {
@@ -384,10 +435,7 @@ describe('perpbot order place --trigger against the local venue', () => {
   });
 
   it('parks a stop-market (px 0.0) that fills when the mark crosses; --price with --trigger is refused before signing', async () => {
-    const { venue, setMark } = await venueAtMark(100);
-    const lp = new Trader(venue);
-    await lp.faucet(1_000_000);
-    await lp.orders(lp.limit(SYMBOL, false, 101, 5));
+    const { venue, setMark, lp } = await venueAtMark('v1', [false, 101, 5]);
     const key = Keypair.generate();
     const keyFile = join(home, 'key.json');
     writeFileSync(keyFile, key.keyFileText(), { mode: 0o600 });

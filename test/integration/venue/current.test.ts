@@ -91,6 +91,35 @@ describe('the local venue in the current generation', () => {
     expect(venue.engine.openOrders(owner.publicKey).map((o) => o.orderId)).toEqual([place.encoded.orderIds[0], agentOrder.encoded.orderIds[0]]);
   });
 
+  it("answers feeTier per market (symbol scopes it); a v1 venue refuses the current generation's query types", async () => {
+    const venue = await venueWith();
+    const user = Keypair.generate().publicKey;
+    const tiers = (await post(venue, '/account', { type: 'feeTier', user, symbol: SYMBOL })).body;
+    const { makerFeeRate, takerFeeRate } = venue.engine.marketInfo(SYMBOL)!;
+    expect(tiers).toEqual([
+      {
+        feeTier: {
+          scopeInstrument: SYMBOL,
+          rollingVolume: 0,
+          tierIndex: 0,
+          tierThreshold: 0,
+          makerBps: makerFeeRate * 10_000,
+          takerBps: takerFeeRate * 10_000,
+          windowDays: 14,
+        },
+      },
+    ]);
+    expect((await post(venue, '/account', { type: 'feeTier', user })).body).toHaveLength(venue.engine.markets().length);
+    expect((await post(venue, '/account', { type: 'riskHistory', user })).body).toEqual([]);
+    const v1 = await venueWith({ dialect: 'v1' });
+    for (const type of ['activityHistory', 'riskHistory', 'feeTier']) {
+      const refused = await post(v1, '/account', { type, user });
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.body)).toContain('type');
+    }
+    expect((await post(v1, '/account', { type: 'fills', user, symbol: SYMBOL })).status).toBe(400);
+  });
+
   it('answers fills with signed sizes, a failed cancel as cancelOneRejected, and leverage with no status', async () => {
     const venue = await venueWith();
     const maker = Keypair.generate();
@@ -339,6 +368,37 @@ describe('the local venue in the current generation', () => {
     ]);
   });
 
+  it('a restart with its state keeps parked baskets and held on-fill actions: they run after it as before', async () => {
+    const first = await venueWith({ port: 0 });
+    const [owner, taker] = [Keypair.generate(), Keypair.generate()];
+    for (const k of [owner, taker]) first.engine.faucet(k.publicKey, 100_000);
+    first.engine.setOraclePrice(SYMBOL, 50_000);
+    const basket = sign(owner, [{ trig: { c: SYMBOL, d: true, tr: 50_500, actions: [limit(true, 48_000, 0.01)] } }]);
+    const bracket = sign(owner, [{ of: { trigger: limit(true, 49_900, 0.01), actions: [limit(false, 51_000, 0.01)] } }]);
+    for (const r of [basket, bracket]) expect((await send(first, r)).body.status).toBe('ok');
+    await first.close();
+    const venue = await venueWith({ port: first.port, resume: first });
+    const [bidId] = basket.encoded.childOrderIds[0]!;
+    const [askId] = bracket.encoded.childOrderIds[0]!;
+    const full = async () => (await post(venue, '/account', { type: 'fullAccount', user: owner.publicKey })).body[0].fullAccount;
+    expect((await full()).pendingOnFill.map((p: any) => p.parentOrderId)).toEqual([bracket.encoded.orderIds[0]]);
+    expect((await full()).openOrders.map((o: any) => o.orderId).sort()).toEqual([basket.encoded.orderIds[0], bracket.encoded.orderIds[0]].sort());
+    venue.engine.setOraclePrice(SYMBOL, 50_600);
+    venue.step();
+    await send(venue, sign(taker, [limit(false, 49_900, 0.01, 'IOC')]));
+    expect(
+      venue.engine
+        .openOrders(owner.publicKey)
+        .map((o) => [o.orderId, o.price])
+        .sort(),
+    ).toEqual(
+      [
+        [bidId, 48_000],
+        [askId, 51_000],
+      ].sort(),
+    );
+  });
+
   it('types each conditional as itself in openOrders, orderUpdate (ot, trigger) and orderHistory; a fired one keeps its type', async () => {
     const owner = Keypair.generate();
     const { venue, mark } = await longs(owner);
@@ -444,6 +504,37 @@ describe('the local venue in the current generation', () => {
     expect(balance(owner.publicKey)).toBe(9850);
     expect((await send(venue, sign(owner, [limit(true, 48_000, 0.01)], { account: sub }))).body.status).toBe('error');
     expect(venue.engine.selfCheck()).toEqual([]);
+
+    // activityHistory lists every completed deposit and transfer of the account, newest first; refused transfers none.
+    const activity = async (key: string) =>
+      ((await post(venue, '/account', { type: 'activityHistory', user: key })).body as { activityHistory: Record<string, unknown> }[]).map(
+        (r) => r.activityHistory,
+      );
+    const moved = (activityType: string, from: string | null, to: string, amount: number) => ({
+      activityType,
+      status: 'completed',
+      from,
+      to,
+      symbol: 'USDC',
+      amount,
+    });
+    expect(await activity(owner.publicKey)).toMatchObject([
+      moved('transferInternal', sub, owner.publicKey, 1900),
+      moved('transferExternal', owner.publicKey, fresh, 50),
+      moved('transferInternal', sub, owner.publicKey, 500),
+      moved('transferInternal', owner.publicKey, sub, 2500),
+      moved('deposit', null, owner.publicKey, 10_000),
+    ]);
+    expect(await activity(stranger.publicKey)).toMatchObject([
+      moved('transferExternal', sub, stranger.publicKey, 100),
+      moved('deposit', null, stranger.publicKey, 10_000),
+    ]);
+    expect((await activity(owner.publicKey))[0]).toMatchObject({
+      reason: null,
+      iso: false,
+      slot: expect.any(Number),
+      timestamp: expect.stringMatching(/^\d{19}$/),
+    });
 
     const multisig = { createMultisig: { signers: [owner.publicKey, agent.publicKey], threshold: 2, timeLockSecs: 0, proposalLifetimeSecs: 3600 } };
     expect((await statuses(owner, [multisig]))[0]!.error.message).toMatch(/^createMultisig is not supported by the local venue: multisig/);

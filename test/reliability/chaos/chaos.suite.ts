@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../../bench/support/daemon-process.js';
 import { FAULT_KINDS, Rng } from './faults.js';
 import { CumulativeChecks, INVARIANTS, JournalReader, untilRecovered, type Finding } from './invariants.js';
-import { World } from './world.js';
+import { DIALECT, World } from './world.js';
 
 const PROFILE = process.env.PERPBOT_PROFILE === 'short' ? 'short' : 'full';
 /** Faults to inject; `longEvery`: every this many of a kind that has a long form (stall, outage) is long. */
@@ -151,17 +151,18 @@ describe(`chaos (${PROFILE})`, () => {
       ...final.map((f) => ({ fault: null, kind: 'end', ...f })),
     ];
     process.stdout.write(
-      `\nchaos ${PROFILE}: ${injected} faults in ${durationS.toFixed(0)} s, recovery bound ${RECOVERY_BOUND_MS} ms, seed ${SEED}\n${table(kinds, final)}\n` +
+      `\nchaos ${PROFILE} (${DIALECT} dialect): ${injected} faults in ${durationS.toFixed(0)} s, recovery bound ${RECOVERY_BOUND_MS} ms, seed ${SEED}\n${table(kinds, final)}\n` +
         (unrecoveredInARow >= GIVE_UP_AFTER ? `stopped early: ${GIVE_UP_AFTER} faults in a row not recovered\n` : '') +
         `violations by invariant: ${INVARIANTS.map((i) => `${i} ${violations.filter((v) => v.invariant === i).length}`).join(', ')}\n`,
     );
     mkdirSync(join(ROOT, 'reports'), { recursive: true });
     writeFileSync(
-      join(ROOT, `reports/chaos-${PROFILE}.json`),
+      join(ROOT, `reports/chaos-${PROFILE}${DIALECT === 'v1' ? '' : `-${DIALECT}`}.json`),
       `${JSON.stringify(
         {
           suite: 'chaos',
           profile: PROFILE,
+          dialect: DIALECT,
           seed: SEED,
           recoveryBoundMs: RECOVERY_BOUND_MS,
           faultsPlanned: PLAN.faults,

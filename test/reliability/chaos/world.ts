@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { ROOT, startDaemonProcess, waitForStatus, type DaemonProcess } from '../../../bench/support/daemon-process.js';
+import type { Dialect } from '../../../src/core/types.js';
 import type { Engine } from '../../../src/venue-sim/engine/index.js';
 import { startVenue, type Venue, type VenueOptions } from '../../../src/venue-sim/server/index.js';
 import { FaultProxy } from '../../support/fault-proxy.js';
@@ -13,8 +14,17 @@ import { FaultProxy } from '../../support/fault-proxy.js';
 /** The daemon's HTTP request timeout in the suite's config, ms (default.yaml has 10000; shorter so unanswered requests resolve sooner). */
 export const HTTP_TIMEOUT_MS = 3000;
 
+/** The protocol dialect the venue serves and the daemon speaks: PERPBOT_CHAOS_DIALECT (v1 or current), default v1. */
+export const DIALECT = chaosDialect(process.env.PERPBOT_CHAOS_DIALECT);
+
+function chaosDialect(value: string | undefined): Dialect {
+  if (value === undefined || value === 'v1' || value === 'current') return value ?? 'v1';
+  throw new Error(`PERPBOT_CHAOS_DIALECT must be v1 or current, got ${value}`);
+}
+
 const VENUE: VenueOptions = {
   seed: 1,
+  dialect: DIALECT,
   // Every order and fill of a run stays queryable, so the checks see the venue's whole history.
   engine: { historyLimit: 1_000_000 },
   flowIntervalMs: 100,
@@ -52,6 +62,7 @@ export class World {
     const dir = mkdtempSync(join(tmpdir(), 'perpbot-chaos-'));
     const doc = parseDocument(readFileSync(join(ROOT, 'config/default.yaml'), 'utf8'));
     doc.setIn(['venue', 'mode'], 'remote');
+    doc.setIn(['venue', 'dialect'], DIALECT);
     doc.setIn(['venue', 'url'], proxy.via(venue.url));
     doc.setIn(['venue', 'wsUrl'], proxy.via(venue.wsUrl));
     doc.setIn(['http', 'timeoutMs'], HTTP_TIMEOUT_MS);

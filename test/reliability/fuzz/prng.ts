@@ -1,37 +1,13 @@
 // Seeded randomness of the fuzz suites: every input is a function of the printed seed, so a failure is replayed by
 // running again with PERPBOT_FUZZ_SEED=<seed>. Invariant: no Math.random anywhere in the generators.
 
-/** xorshift128+ on four 32-bit words seeded by splitmix32: fast, and good enough to pick mutations. */
-export class Prng {
-  private a: number;
-  private b: number;
-  private c: number;
-  private d: number;
+import { Prng as EnginePrng } from '../../../src/venue-sim/engine/ids.js';
 
-  constructor(seed: number) {
-    let s = seed >>> 0;
-    const next = () => {
-      s = (s + 0x9e3779b9) >>> 0;
-      let z = s;
-      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-      return (z ^ (z >>> 16)) >>> 0;
-    };
-    this.a = next();
-    this.b = next();
-    this.c = next();
-    this.d = next() | 1;
-  }
-
+/** The engine's seeded generator (xoshiro128** seeded by splitmix32) with what the generators draw. */
+export class Prng extends EnginePrng {
   /** Uniform in [0, 2^32). */
   u32(): number {
-    let t = this.a ^ (this.a << 11);
-    this.a = this.b;
-    this.b = this.c;
-    this.c = this.d;
-    this.d = (this.d ^ (this.d >>> 19) ^ (t ^ (t >>> 8))) >>> 0;
-    t = this.d;
-    return t >>> 0;
+    return this.nextU32();
   }
 
   /** Uniform in [0, 1). */

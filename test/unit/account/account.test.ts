@@ -6,38 +6,11 @@ import type { AccountState } from '../../../src/account/state.js';
 import type { AccountDataSource } from '../../../src/venue/port.js';
 import { key } from '../../support/loopback-venue.js';
 import { flushPromises } from '../execution/fakes.js';
+import { makerFill as fill, venueOrder as order } from './rows.js';
 
 const USER = key(1);
 const [A, B] = [key(0xa1), key(0xa2)];
 
-const order = (orderId: string, extra: Partial<VenueOrder> = {}): VenueOrder => ({
-  orderId,
-  symbol: 'BTC-USD',
-  side: 'buy',
-  price: 100,
-  originalSize: 2,
-  remainingSize: 2,
-  filledSize: 0,
-  avgFillPrice: 0,
-  maker: true,
-  status: 'placed',
-  venueTimeNs: 10n,
-  reason: undefined,
-  reduceOnly: false,
-  tif: 'GTC',
-  ...extra,
-});
-const fill = (orderId: string, venueTimeNs: bigint): Fill => ({
-  symbol: 'BTC-USD',
-  orderId,
-  side: 'buy',
-  price: 100,
-  size: 1,
-  feeUsd: 0.01,
-  maker: true,
-  cause: 'trade',
-  venueTimeNs,
-});
 const snapshot = (...openOrders: VenueOrder[]): AccountUpdate => ({
   kind: 'snapshot',
   snapshot: { openOrders, positions: [], collateral: [{ coin: 'USDC', amount: 10 }], leverage: [] },

@@ -1,41 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { ClosedOrder, Fill, TerminalOrderStatus, VenueOrder } from '../../../src/core/account-data.js';
+import type { ClosedOrder, TerminalOrderStatus, VenueOrder } from '../../../src/core/account-data.js';
 import { KeyCounts } from '../../../src/account/dedupe.js';
 import { baselineOf, missedEvents, type MissedEvent } from '../../../src/account/reconcile.js';
 import { applyAccountUpdate, type AccountState } from '../../../src/account/state.js';
 import { key } from '../../support/loopback-venue.js';
+import { makerFill as fill, venueOrder as open } from './rows.js';
 
 const USER = key(1);
 const [A, B, C, OLD] = [key(0xa1), key(0xa2), key(0xa3), key(0xa4)];
 
-const open = (orderId: string, extra: Partial<VenueOrder> = {}): VenueOrder => ({
-  orderId,
-  symbol: 'BTC-USD',
-  side: 'buy',
-  price: 100,
-  originalSize: 2,
-  remainingSize: 2,
-  filledSize: 0,
-  avgFillPrice: 0,
-  maker: true,
-  status: 'placed',
-  venueTimeNs: 10n,
-  reason: undefined,
-  reduceOnly: false,
-  tif: 'GTC',
-  ...extra,
-});
-const fill = (orderId: string, venueTimeNs: bigint, size = 1): Fill => ({
-  symbol: 'BTC-USD',
-  orderId,
-  side: 'buy',
-  price: 100,
-  size,
-  feeUsd: 0.01,
-  maker: true,
-  cause: 'trade',
-  venueTimeNs,
-});
 const history = (orderId: string, status: TerminalOrderStatus, filledSize: number, venueTimeNs: bigint): ClosedOrder => ({
   orderId,
   symbol: 'BTC-USD',

@@ -2,27 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { AccountUpdate, Margin, Position, VenueOrder } from '../../../src/core/account-data.js';
 import { applyAccountUpdate, type AccountState } from '../../../src/account/state.js';
 import { key } from '../../support/loopback-venue.js';
+import { venueOrder } from './rows.js';
 
 const USER = key(1);
 const A = key(0xa1);
 const B = key(0xa2);
-const order = (orderId: string, extra: Partial<VenueOrder> = {}): VenueOrder => ({
-  orderId,
-  symbol: 'BTC-USD',
-  side: 'buy',
-  price: 100,
-  originalSize: 2,
-  remainingSize: 2,
-  filledSize: 0,
-  avgFillPrice: 0,
-  maker: true,
-  status: 'placed',
-  venueTimeNs: 1n,
-  reason: undefined,
-  reduceOnly: true,
-  tif: 'ALO',
-  ...extra,
-});
+const order = (orderId: string, extra: Partial<VenueOrder> = {}): VenueOrder =>
+  venueOrder(orderId, { venueTimeNs: 1n, reduceOnly: true, tif: 'ALO', ...extra });
 const position = (symbol: string, size: number, extra: Partial<Position> = {}): Position => ({
   symbol,
   size,
@@ -77,6 +63,13 @@ describe('account state', () => {
     expect(s.orders.get(A)).toMatchObject({ status: 'working', filledSize: 1, remainingSize: 1, reduceOnly: true, tif: 'ALO' });
     const fresh = key(0xa3);
     expect(applyAccountUpdate(USER, s, update(fresh, {}))!.orders.get(fresh)).toMatchObject({ reduceOnly: undefined, tif: undefined });
+  });
+
+  it('returns the same state for a terminal update of an order it does not hold (a post-only rejection changes nothing)', () => {
+    const s = fold(snapshot)!;
+    const rejected = { kind: 'order', order: order(key(0xa4), { status: 'rejectedCrossing', reduceOnly: undefined, tif: undefined }) } as const;
+    expect(applyAccountUpdate(USER, s, rejected)).toBe(s);
+    expect(applyAccountUpdate(USER, s, { kind: 'order', order: order(A, { status: 'cancelled' }) })!.orders.has(A)).toBe(false);
   });
 
   it('folds position, margin and leverage updates; a zero position disappears; a snapshot replaces everything', () => {

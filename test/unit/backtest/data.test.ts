@@ -30,4 +30,22 @@ describe('recordings replayed as one', () => {
     const total = firstSize + statSync(paths[1]!).size;
     expect(seen).toContain(firstSize / total);
   });
+
+  it('refuse a file that starts before the previous one ended, naming it, and chain the others file after file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-data-'));
+    const write = async (name: string, startTimeMs: number) => {
+      const path = join(dir, name);
+      const source = syntheticRecording({ seed: 1, durationMs: 5_000, symbols: ['BTC-USD'], startTimeMs });
+      const w = RecordingWriter.create(path, source.header);
+      for (const e of source.events()) w.append(e);
+      await w.close();
+      return path;
+    };
+    const a = await write('a.rec', SYNTHETIC_START_MS);
+    const b = await write('b.rec', SYNTHETIC_START_MS + 10_000);
+    const early = await write('early.rec', SYNTHETIC_START_MS + 1_000);
+    const count = (path: string) => [...readRecording(path).events()].length;
+    expect([...openRecordings([a, b], readRecording).events].length).toBe(count(a) + count(b));
+    expect(() => [...openRecordings([a, early], readRecording).events]).toThrow(/early\.rec.*starts at \d+ ns, before the previous file ended/);
+  });
 });

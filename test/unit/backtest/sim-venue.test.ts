@@ -204,4 +204,24 @@ describe('the bot’s book feed', () => {
     ]);
     expect(trades).toEqual([101]);
   });
+
+  it('does not split the deltas of an instant at a trade when the bot observes no trades (a live session would not receive them)', () => {
+    const s = setup();
+    const books: number[][] = [];
+    s.venue.market.book$(SYMBOL).subscribe((b) => books.push(b.bids.map((l) => l.price)));
+    s.venue.replay({ ...delta(99, 1, 1), book: { ...delta(99, 1, 1).book, kind: 'snapshot', asks: [{ price: 101, size: 1, orders: 1 }] } }, 0);
+    s.runTo(1);
+    s.venue.replay(delta(98, 1, 2), 2 * MS);
+    s.venue.replay(
+      {
+        kind: 'trade',
+        recvNs: T0,
+        trade: { symbol: SYMBOL, price: 101, size: 1, takerSide: 'buy', timeMs: 2, maker: '', taker: '', liquidation: false },
+      },
+      2 * MS,
+    );
+    s.venue.replay(delta(97, 1, 3), 2 * MS);
+    s.runTo(10);
+    expect(books).toEqual([[99], [98, 97]]);
+  });
 });

@@ -6,6 +6,7 @@ import { subscriptionOfTopic } from '../../../src/client/topics.js';
 import type { StreamMessage } from '../../../src/protocol/v1/stream.js';
 import { key, LoopbackVenue } from '../../support/loopback-venue.js';
 import { until } from '../../support/until.js';
+import { TICKER_NUMBERS } from '../protocol/v1/rows.js';
 
 let venue: LoopbackVenue | undefined;
 let pool: WsPool | undefined;
@@ -59,28 +60,8 @@ describe('WsConnection and WsPool', () => {
     const messages: StreamMessage[] = [];
     subs.push(pool.topic$(ticker('BTC-USD')).subscribe((m) => messages.push(m)));
     await until(() => venue!.topics().includes('ticker.BTC-USD'), 'subscribed');
-    const fields = [
-      'priceChange',
-      'priceChangePercent',
-      'lastPrice',
-      'highPrice',
-      'lowPrice',
-      'volume',
-      'quoteVolume',
-      'markPrice',
-      'oraclePrice',
-      'openInterest',
-      'fundingRate',
-      'regime',
-      'regimeDt',
-      'regimeVol',
-      'regimeMv',
-      'fairBookPx',
-      'fairVol',
-      'fairBias',
-    ];
     const frame = (ts: string) =>
-      `{"type":"ticker","data":{"ticker":{"symbol":"BTC-USD",${fields.map((f) => `"${f}":1`).join(',')},"timestamp":${ts}}},"topic":"ticker.BTC-USD"}`;
+      `{"type":"ticker","data":{"ticker":{"symbol":"BTC-USD",${TICKER_NUMBERS.map((f) => `"${f}":1`).join(',')},"timestamp":${ts}}},"topic":"ticker.BTC-USD"}`;
     venue.sendRaw(frame('1763770000000000001'));
     venue.sendRaw(frame('1763770000123'));
     await until(() => messages.length === 2, 'two tickers');
@@ -146,27 +127,7 @@ describe('WsConnection and WsPool', () => {
     subs.push(pool.topic$(ticker('BTC-USD')).subscribe((m) => messages.push(m)));
     subs.push(pool.topic$(ticker('ETH-USD')).subscribe());
     await until(() => venue!.topics().length === 2, 'subscribed');
-    const fields = [
-      'priceChange',
-      'priceChangePercent',
-      'lastPrice',
-      'highPrice',
-      'lowPrice',
-      'volume',
-      'quoteVolume',
-      'markPrice',
-      'oraclePrice',
-      'openInterest',
-      'fundingRate',
-      'regime',
-      'regimeDt',
-      'regimeVol',
-      'regimeMv',
-      'fairBookPx',
-      'fairVol',
-      'fairBias',
-    ];
-    const frame = `{"type":"ticker","data":{"ticker":{"symbol":"BTC-USD",${fields.map((f) => `"${f}":1`).join(',')},"timestamp":1763770000123}},"topic":"ticker.BTC-USD"}`;
+    const frame = `{"type":"ticker","data":{"ticker":{"symbol":"BTC-USD",${TICKER_NUMBERS.map((f) => `"${f}":1`).join(',')},"timestamp":1763770000123}},"topic":"ticker.BTC-USD"}`;
     venue.sendRaw(frame);
     await until(() => messages.length === 1, 'ticker');
     const before = pool.stats;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Subject } from 'rxjs';
-import type { OrderEvent, OrderSpec } from '../../../src/core/intent.js';
+import type { OrderEvent, OrderSpec, QuoteSpec } from '../../../src/core/intent.js';
 import { Execution, type ExecutionOptions } from '../../../src/execution/engine.js';
 import { MemoryCounter, SampleHistogram } from '../../../src/execution/metrics.js';
 import { matchItems } from '../../../src/execution/outcome.js';
@@ -15,6 +15,11 @@ import { accepted, fact, FakeQueries, FakeRisk, FakeSubmitter, flushPromises, hi
 const key = Keypair.generate();
 const spec = (over: Partial<OrderSpec> = {}): OrderSpec => ({ symbol: 'BTC-USD', side: 'buy', price: 100, size: 1, tif: 'GTC', reduceOnly: false, ...over });
 const stamp = { dataTimeMs: 1, dataVersion: 1 };
+/** A bid at 99 and an ask at 101, 1 each. */
+const TWO_SIDED: readonly QuoteSpec[] = [
+  { side: 'buy', price: 99, size: 1 },
+  { side: 'sell', price: 101, size: 1 },
+];
 const OTHER_ID = oid(9);
 
 function setup(over: Partial<ExecutionOptions> = {}) {
@@ -149,10 +154,7 @@ describe('execution: venue answers', () => {
     exec.submit('mm', {
       kind: 'quoteSet',
       symbol: 'BTC-USD',
-      quotes: [
-        { side: 'buy', price: 99, size: 1 },
-        { side: 'sell', price: 101, size: 1 },
-      ],
+      quotes: TWO_SIDED,
       ...stamp,
     });
     await flushPromises();
@@ -603,10 +605,7 @@ describe('execution: rehearsal', () => {
     const quotes = {
       kind: 'quoteSet',
       symbol: 'BTC-USD',
-      quotes: [
-        { side: 'buy', price: 99, size: 1 },
-        { side: 'sell', price: 101, size: 1 },
-      ],
+      quotes: TWO_SIDED,
       ...stamp,
     } as const;
     exec.submit('mm', quotes);
@@ -639,10 +638,7 @@ describe('tick-to-trade', () => {
     exec.submit('mm', {
       kind: 'quoteSet',
       symbol: 'BTC-USD',
-      quotes: [
-        { side: 'buy', price: 99, size: 1 },
-        { side: 'sell', price: 101, size: 1 },
-      ],
+      quotes: TWO_SIDED,
       ...stamp,
       arrivalNs,
     });

@@ -11,6 +11,8 @@ import { exchangeInfoSchema } from '../../../src/protocol/v1/exchange-info.js';
 import { v1Inbound } from '../../../src/protocol/v1/inbound.js';
 import { parseActionResponse } from '../../../src/protocol/v1/responses.js';
 import type { StreamMessage } from '../../../src/protocol/v1/stream.js';
+import { margin, position } from './current/rows.js';
+import { ticker } from './v1/rows.js';
 import {
   accountUpdateOf,
   bookUpdateOf,
@@ -112,28 +114,6 @@ describe('market data (gaps §7, venue-protocol §9.2–9.3)', () => {
   });
 
   it('a ticker: prices, funding, 24 h volume in base and USD, the venue time in ns', () => {
-    const ticker = {
-      symbol: 'BTC-USD',
-      priceChange: 120.5,
-      priceChangePercent: 0.12,
-      lastPrice: 100000,
-      highPrice: 101000,
-      lowPrice: 98000,
-      volume: 1234.5,
-      quoteVolume: 123450000,
-      markPrice: 100001,
-      oraclePrice: 100002,
-      openInterest: 500,
-      fundingRate: 0.0001,
-      regime: 1,
-      regimeDt: 6,
-      regimeVol: 0.3,
-      regimeMv: 0.1,
-      fairBookPx: 100000.5,
-      fairVol: 0.2,
-      fairBias: 0,
-      timestamp: TS,
-    };
     const m = single({ type: 'ticker', data: { ticker }, topic: 'ticker.BTC-USD' });
     if (m.type !== 'ticker') throw new Error(m.type);
     expect(tickerOf(m.data.ticker)).toEqual({
@@ -421,32 +401,6 @@ describe('the account stream (spec: Events; gaps §7; venue-protocol §9.4)', ()
         },
       },
     ]);
-    const margin = {
-      totalBalance: 10000,
-      availableBalance: 7500,
-      marginUsed: 2500,
-      notional: 49505,
-      realizedPnl: 12.5,
-      unrealizedPnl: -5,
-      fees: -1.2,
-      funding: 0.1,
-    };
-    const position = {
-      symbol: 'BTC-USD',
-      size: -0.5,
-      price: 99000,
-      fairPrice: 99010,
-      notional: 49505,
-      realizedPnl: 12.5,
-      unrealizedPnl: -5,
-      leverage: 10,
-      liquidationPrice: 120000,
-      fees: -1.2,
-      funding: 0.1,
-      maintenanceMargin: 250,
-      lambda: 0.02,
-      riskAllocation: 0.5,
-    };
     const row = { ...openOrderRow, isBuy: undefined, originalSize: -1, size: -0.75, tif: 'postOnly', orderType: 'limit', trigger: null, iso: false };
     const snapshot = {
       type: 'accountSnapshot',

@@ -80,6 +80,28 @@ describe('journal write errors', () => {
     expect(journal.recordBatch({ ...batch, nonceNs })).toBeGreaterThan(0);
   });
 
+  it('keeps at most maxRetainedRows buffered rows while writes fail, dropping the oldest and reporting how many', () => {
+    const failures: [JournalWriteKind, string][] = [];
+    const dropped: number[] = [];
+    const journal = Journal.open(newPath(), {
+      onWriteError: (kind, e) => failures.push([kind, e.message]),
+      maxRetainedRows: 10,
+      onRowsDropped: (n) => dropped.push(n),
+    });
+    opened.push(journal);
+    const db = (journal as unknown as { db: Database.Database }).db;
+    db.pragma('query_only = 1');
+    for (let i = 0; i < 8; i++) journal.recordOrder(order(i));
+    journal.flush();
+    expect(dropped).toEqual([]);
+    for (let i = 8; i < 12; i++) journal.recordOrder(order(i));
+    journal.flush();
+    expect(dropped).toEqual([2]);
+    expect(failures).toHaveLength(2);
+    db.pragma('query_only = 0');
+    expect(journal.journaledOrders().map((o) => o.orderId)).toEqual(Array.from({ length: 10 }, (_, i) => order(i + 2).orderId));
+  });
+
   it('drops at close what still cannot be written, reporting it instead of throwing', () => {
     const failures: [JournalWriteKind, string][] = [];
     const path = newPath();

@@ -70,4 +70,28 @@ describe('testStrategy', () => {
     expect(u.status.state).toBe('stopped');
     expect(u.advance(5000).intents).toEqual([]);
   });
+
+  it('counts the orders of a basket among the placed ones', () => {
+    const stop = { symbol: 'BTC-USD', side: 'sell', size: 0.01, tif: 'IOC', reduceOnly: true } as const;
+    const basket = defineStrategy({
+      name: 'basket',
+      params: s.object({ symbol: symbolSchema }, { strict: true }),
+      symbols: (p) => [p.symbol],
+      create: (ctx, p) =>
+        interval(1000, ctx.scheduler).pipe(
+          map(
+            (): Intent => ({
+              kind: 'basket',
+              symbol: p.symbol,
+              whenMark: { above: false, price: 95_000 },
+              orders: [stop, { ...stop, side: 'buy' }],
+              dataTimeMs: ctx.clock.nowMs(),
+              dataVersion: 0,
+            }),
+          ),
+        ),
+    });
+    const t = testStrategy(basket, { symbol: 'BTC-USD' }).advance(1000);
+    expect(t.placed()).toEqual([stop, { ...stop, side: 'buy' }]);
+  });
 });

@@ -1,21 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { TERMINAL_ORDER_STATUSES } from '../../../src/core/intent.js';
 import type { EngineEvent, FillRow, OrderActionItem, OrderHistoryRow, OrderStatus } from '../../../src/venue-sim/engine/index.js';
 import { ALICE, BOB, CAROL, DAVE, limit, makeEngine, place, statusKey } from './helpers.js';
 
-const TERMINAL = new Set<OrderStatus>([
-  'filled',
-  'partiallyFilled',
-  'cancelled',
-  'cancelledRiskLimit',
-  'cancelledSelfCrossing',
-  'cancelledReduceOnly',
-  'cancelledIOC',
-  'rejectedInvalid',
-  'rejectedRiskLimit',
-  'rejectedCrossing',
-  'rejectedDuplicate',
-]);
+const TERMINAL = new Set<OrderStatus>(TERMINAL_ORDER_STATUSES);
 const ACCOUNTS = [ALICE, BOB, CAROL, DAVE];
 const SYMBOLS = [
   { symbol: 'BTC-USD', px: (off: number) => (500_000 + off * 10) / 10, sz: (k: number) => k / 1000 },
@@ -275,6 +264,22 @@ describe('liquidation of several positions', () => {
     ]);
     expect(engine.fullAccount(ALICE).positions).toEqual([]);
     expect(engine.orderHistory(ALICE)).toHaveLength(1);
+    // riskHistory keeps the newest historyLimit (1) rows: the second position's liquidation.
+    expect(engine.riskHistory(ALICE)).toEqual([
+      {
+        owner: ALICE,
+        symbol: 'ETH-USD',
+        eventType: 'liquidation',
+        isBuy: false,
+        amount: 3,
+        price: 2650,
+        marginPrior: liquidations[1]!.marginPrior,
+        marginAfter: liquidations[1]!.marginAfter,
+        slot: engine.slot,
+        timestamp: clock.ns,
+      },
+    ]);
+    expect(engine.riskHistory(CAROL)).toEqual([]);
     expect(engine.selfCheck()).toEqual([]);
   });
 });

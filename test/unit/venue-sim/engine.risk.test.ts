@@ -148,6 +148,18 @@ describe('liquidation and auto-deleveraging', () => {
     expect(engine.closedPositions(ALICE)[0]).toMatchObject({ closeReason: 'liquidation', avgClosePrice: 44_000 });
     expect(engine.closedPositions(BOB)[0]).toMatchObject({ closeReason: 'adl', avgClosePrice: 44_000, realizedPnl: 840, fees: 1.4 });
     expect(engine.closedPositions(DAVE)[0]).toMatchObject({ closeReason: 'adl', realizedPnl: 100, fees: 0.46 });
+    // riskHistory: the liquidation of Alice's position, and each deleveraged position (closed at mark: its equity unchanged).
+    expect(engine.riskHistory(ALICE).map((r) => [r.eventType, r.amount, r.price, r.isBuy])).toEqual([['liquidation', 0.19, 44_000, false]]);
+    for (const [a, size] of [
+      [BOB, 0.14],
+      [DAVE, 0.05],
+    ] as const) {
+      const [row, ...rest] = engine.riskHistory(a);
+      expect(rest).toEqual([]);
+      expect(row).toMatchObject({ owner: a, symbol: 'BTC-USD', eventType: 'adl', amount: size, price: 44_000, isBuy: true });
+      expect(row!.marginAfter).toBeCloseTo(row!.marginPrior, 6);
+      expect(row!.marginAfter).toBeCloseTo(engine.marginSummary(a).totalBalance + engine.marginSummary(a).unrealizedPnl, 6);
+    }
     expect(engine.fullAccount(CAROL).positions).toEqual([]);
     expect(engine.book('BTC-USD')!.bids).toEqual([{ px: 40_000, sz: 0.5, n: 1 }]);
     const audit = engine.audit();

@@ -1,50 +1,15 @@
-import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../../src/core/errors.js';
 import { parseJson } from '../../../../src/core/json.js';
 import { parse, type Schema } from '../../../../src/core/schema.js';
 import { currentAccountQueries, parseCurrentAccountResponse } from '../../../../src/protocol/current/inbound-account.js';
+import { key, margin, OID, OTHER, position, TS, TS_NS, USER } from './rows.js';
 import { ACCOUNT_QUERY_TYPES, accountResponseSchemas, type AccountQueryType } from '../../../../src/protocol/v1/account.js';
 
-const key = (byte: number) => bs58.encode(new Uint8Array(32).fill(byte));
-const USER = key(0x11);
-const OTHER = key(0x22);
-const OID = key(0x44);
 const OID2 = key(0x45);
 const AGENT = key(0x55);
 const SUB = key(0x66);
-const TS = '1770918312787284000';
-const TS_NS = 1770918312787284000n;
 
-// Examples written from venue-protocol §8.3 (row fields) and §9.4 (position rows, signed sizes).
-const margin = {
-  totalBalance: 10000,
-  availableBalance: 7500,
-  marginUsed: 2500,
-  notional: 49505,
-  realizedPnl: 12.5,
-  unrealizedPnl: -5,
-  fees: -1.2,
-  funding: 0.1,
-};
-const position = {
-  symbol: 'BTC-USD',
-  size: -0.5,
-  price: 99000,
-  fairPrice: 99010,
-  notional: 49505,
-  realizedPnl: 12.5,
-  unrealizedPnl: -5,
-  leverage: 10,
-  liquidationPrice: 120000,
-  fees: -1.2,
-  funding: 0.1,
-  maintenanceMargin: 250,
-  lambda: 0.02,
-  riskAllocation: 0.5,
-  iso: false,
-  protection: null,
-};
 const openOrder = {
   symbol: 'BTC-USD',
   orderId: OID,

@@ -1,42 +1,18 @@
-import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../../src/core/errors.js';
 import { parseJson } from '../../../../src/core/json.js';
 import { parse } from '../../../../src/core/schema.js';
 import { decodeCurrentStream } from '../../../../src/protocol/current/inbound-stream.js';
+import { TICKER_NUMBERS } from '../v1/rows.js';
+import { margin, OID, OTHER, position as basePosition, TS, TS_NS, USER } from './rows.js';
 import { streamMessageSchema, type StreamMessage } from '../../../../src/protocol/v1/stream.js';
 
-const key = (byte: number) => bs58.encode(new Uint8Array(32).fill(byte));
-const USER = key(0x11);
-const OTHER = key(0x22);
-const OID = key(0x44);
-const TS = '1770918312787284000';
-const TS_NS = 1770918312787284000n;
 const MS = 1770918312787;
 const TOPIC = `account.${USER}`;
 
 const account = (data: Record<string, unknown>) => ({ type: 'account', data, topic: TOPIC });
 
 // Market data and control messages: venue-protocol §9.2–9.3 (the same shapes as v1).
-const tickerFields = [
-  'priceChange',
-  'priceChangePercent',
-  'lastPrice',
-  'highPrice',
-  'lowPrice',
-  'volume',
-  'quoteVolume',
-  'markPrice',
-  'oraclePrice',
-  'openInterest',
-  'fundingRate',
-  'regimeDt',
-  'regimeVol',
-  'regimeMv',
-  'fairBookPx',
-  'fairVol',
-  'fairBias',
-];
 const market: [string, Record<string, unknown>, (m: Record<string, unknown>) => unknown, string][] = [
   ['subscriptionResponse', { type: 'subscriptionResponse', topics: ['ticker.BTC-USD', TOPIC] }, (m) => ({ ...m, topics: [1] }), 'topics[0]'],
   ['unsubscribeResponse', { type: 'unsubscribeResponse', topic: 'ticker.BTC-USD' }, () => ({ type: 'unsubscribeResponse' }), 'topic'],
@@ -45,7 +21,7 @@ const market: [string, Record<string, unknown>, (m: Record<string, unknown>) => 
     'ticker',
     {
       type: 'ticker',
-      data: { ticker: { symbol: 'BTC-USD', ...Object.fromEntries(tickerFields.map((f) => [f, 1.5])), regime: -11, timestamp: TS } },
+      data: { ticker: { symbol: 'BTC-USD', ...Object.fromEntries(TICKER_NUMBERS.map((f) => [f, 1.5])), regime: -11, timestamp: TS } },
       topic: 'ticker.BTC-USD',
     },
     (m) => ({ ...m, data: { ticker: { ...(m.data as { ticker: object }).ticker, regime: 0.5 } } }),
@@ -115,32 +91,8 @@ const market: [string, Record<string, unknown>, (m: Record<string, unknown>) => 
 ];
 
 // The account stream: venue-protocol §9.4.
-const margin = {
-  totalBalance: 10000,
-  availableBalance: 7500,
-  marginUsed: 2500,
-  notional: 49505,
-  realizedPnl: 12.5,
-  unrealizedPnl: -5,
-  fees: -1.2,
-  funding: 0.1,
-};
 const position = {
-  symbol: 'BTC-USD',
-  size: -0.5,
-  price: 99000,
-  fairPrice: 99010,
-  notional: 49505,
-  realizedPnl: 12.5,
-  unrealizedPnl: -5,
-  leverage: 10,
-  liquidationPrice: 120000,
-  fees: -1.2,
-  funding: 0.1,
-  maintenanceMargin: 250,
-  lambda: 0.02,
-  riskAllocation: 0.5,
-  iso: false,
+  ...basePosition,
   protection: { orders: [{ orderId: OID, orderType: 'stop', trigger: { isAbove: true, px: 105000 } }] },
   allocMargin: 2500,
 };

@@ -3,8 +3,8 @@ import { ValidationError } from '../../../../src/core/errors.js';
 import { parse } from '../../../../src/core/schema.js';
 import { clientMessageSchema, parseStreamMessage, topicsOf, type StreamMessage } from '../../../../src/protocol/v1/stream.js';
 import { ACCOUNT, OID, SIGNER } from './fixtures.js';
+import { ticker, TS } from './rows.js';
 
-const TS = '1700000000123456789';
 const accountTopic = `account.${ACCOUNT.b58}`;
 
 function account(data: Record<string, unknown>) {
@@ -24,28 +24,6 @@ const openOrder = {
   reduceOnly: false,
   tif: 'alo',
   status: 'placed',
-  timestamp: TS,
-};
-const ticker = {
-  symbol: 'BTC-USD',
-  priceChange: 120.5,
-  priceChangePercent: 0.12,
-  lastPrice: 100000,
-  highPrice: 101000,
-  lowPrice: 98000,
-  volume: 1234.5,
-  quoteVolume: 123450000,
-  markPrice: 100001,
-  oraclePrice: 100002,
-  openInterest: 500,
-  fundingRate: 0.0001,
-  regime: 1,
-  regimeDt: 6,
-  regimeVol: 0.3,
-  regimeMv: 0.1,
-  fairBookPx: 100000.5,
-  fairVol: 0.2,
-  fairBias: 0,
   timestamp: TS,
 };
 const level = (px: number, sz: number, n: number) => ({ px, sz, n });
