@@ -209,14 +209,29 @@ class SimMarket {
   /** The best own bid and ask tick counts (-Infinity, Infinity: none), kept with ownBids and ownAsks. */
   ownBidTop = Number.NEGATIVE_INFINITY;
   ownAskTop = Number.POSITIVE_INFINITY;
+  /** The deepest own bid and ask tick counts (Infinity, -Infinity: none): a recorded level outside [deepest, top] holds no own order. */
+  ownBidDeepest = Number.POSITIVE_INFINITY;
+  ownAskDeepest = Number.NEGATIVE_INFINITY;
   /** Latest recorded funding rate (fraction per interval); funding is paid at each interval boundary of venue time. */
   fundingRate = 0;
   nextFundingNs = -1n;
 
-  constructor(readonly m: Market) {}
+  /** The market's tick step (scale, mantissa), read once for ticks(). */
+  private readonly tickScale: number;
+  private readonly tickMantissa: number;
+
+  constructor(readonly m: Market) {
+    this.tickScale = m.tick.scale;
+    this.tickMantissa = m.tick.mantissa;
+  }
 
   ticks(price: number): number {
-    return Math.round((price * this.m.tick.scale) / this.m.tick.mantissa);
+    return Math.round((price * this.tickScale) / this.tickMantissa);
+  }
+
+  /** True when the market has an own resting order. */
+  hasOwn(): boolean {
+    return this.ownBids.size + this.ownAsks.size > 0;
   }
 
   lots(size: number): number {
@@ -227,8 +242,16 @@ class SimMarket {
   ownLevelsChanged(): void {
     this.ownBidTop = Number.NEGATIVE_INFINITY;
     this.ownAskTop = Number.POSITIVE_INFINITY;
-    for (const t of this.ownBids.keys()) this.ownBidTop = Math.max(this.ownBidTop, t);
-    for (const t of this.ownAsks.keys()) this.ownAskTop = Math.min(this.ownAskTop, t);
+    this.ownBidDeepest = Number.POSITIVE_INFINITY;
+    this.ownAskDeepest = Number.NEGATIVE_INFINITY;
+    for (const t of this.ownBids.keys()) {
+      this.ownBidTop = Math.max(this.ownBidTop, t);
+      this.ownBidDeepest = Math.min(this.ownBidDeepest, t);
+    }
+    for (const t of this.ownAsks.keys()) {
+      this.ownAskTop = Math.min(this.ownAskTop, t);
+      this.ownAskDeepest = Math.max(this.ownAskDeepest, t);
+    }
   }
 }
 
@@ -237,6 +260,8 @@ export class SimExchange {
   readonly st: State;
   readonly account: Account;
   private readonly markets = new Map<string, SimMarket>();
+  /** The market of the last recorded event (consecutive events are mostly of one market). */
+  private lastMarket: SimMarket | undefined;
   private readonly live = new Map<string, SimOrder>();
   private readonly queue: QueueModel;
   private readonly maxSlippage: number;
@@ -339,7 +364,7 @@ export class SimExchange {
 
   /** A recorded book update; before the first ticker the mark price is the recorded mid (the engine's last-trade fallback). */
   applyBook(u: BookUpdate, nowNs: bigint): void {
-    const sm = this.markets.get(u.symbol);
+    const sm = this.recordedMarket(u.symbol);
     if (sm === undefined) return;
     this.nowNs = nowNs;
     /** An own level is at a level of the update (fills can only take own levels away before the overlay). */
@@ -347,11 +372,19 @@ export class SimExchange {
     if (u.kind === 'snapshot') {
       this.replaceSide(sm, sm.bids, sm.ownBids, u.bids);
       this.replaceSide(sm, sm.asks, sm.ownAsks, u.asks);
-      own = sm.ownBids.size + sm.ownAsks.size > 0;
+      own = sm.hasOwn();
     } else {
       const { bids, asks } = u;
-      for (let i = 0; i < bids.length; i++) own = this.setLevel(sm.bids, sm.ownBids, sm.ticks(bids[i]!.price), bids[i]!.size) || own;
-      for (let i = 0; i < asks.length; i++) own = this.setLevel(sm.asks, sm.ownAsks, sm.ticks(asks[i]!.price), asks[i]!.size) || own;
+      for (let i = 0; i < bids.length; i++) {
+        const ticks = sm.ticks(bids[i]!.price);
+        const prev = sm.bids.set(ticks, bids[i]!.size);
+        if (ticks >= sm.ownBidDeepest && ticks <= sm.ownBidTop) own = this.ownDepthChanged(sm.ownBids, ticks, prev, bids[i]!.size) || own;
+      }
+      for (let i = 0; i < asks.length; i++) {
+        const ticks = sm.ticks(asks[i]!.price);
+        const prev = sm.asks.set(ticks, asks[i]!.size);
+        if (ticks >= sm.ownAskTop && ticks <= sm.ownAskDeepest) own = this.ownDepthChanged(sm.ownAsks, ticks, prev, asks[i]!.size) || own;
+      }
     }
     const m = sm.m;
     if (m.oraclePx === 0) {
@@ -359,12 +392,22 @@ export class SimExchange {
       const ask = sm.asks.best();
       if (bid !== undefined && ask !== undefined) m.lastTradeTicks = Math.round((bid + ask) / 2);
     }
-    this.fillCrossed(sm);
+    if (sm.hasOwn()) this.fillCrossed(sm);
+    else this.settle();
     this.sink.book(own ? this.overlay(sm, u) : u);
   }
 
+  /** The listed market of `symbol` (undefined: not listed). */
+  private recordedMarket(symbol: string): SimMarket | undefined {
+    const last = this.lastMarket;
+    if (last !== undefined && last.m.symbol === symbol) return last;
+    const sm = this.markets.get(symbol);
+    if (sm !== undefined) this.lastMarket = sm;
+    return sm;
+  }
+
   applyTrade(t: Trade, nowNs: bigint): void {
-    const sm = this.markets.get(t.symbol);
+    const sm = this.recordedMarket(t.symbol);
     if (sm === undefined) return;
     this.nowNs = nowNs;
     sm.m.lastTradeTicks = sm.ticks(t.price);
@@ -674,10 +717,8 @@ export class SimExchange {
     if (before !== undefined) for (const [t, prev] of before) this.depthChanged(own.get(t)!, prev, side.get(t));
   }
 
-  /** Sets a recorded level; true when an own level is at its price. */
-  private setLevel(side: RecordedSide, own: Map<number, OwnLevel>, ticks: number, size: number): boolean {
-    const prev = side.set(ticks, size);
-    if (own.size === 0) return false;
+  /** A recorded level changed from `prev` to `size`; true when an own level is at its price. */
+  private ownDepthChanged(own: Map<number, OwnLevel>, ticks: number, prev: number, size: number): boolean {
     const level = own.get(ticks);
     if (level === undefined) return false;
     this.depthChanged(level, prev, size);

@@ -3,7 +3,7 @@
 // appended; a block that passed its CRC yet does not decode is an error, never skipped.
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { inflateRawSync } from 'node:zlib';
+import { constants as zlibConstants, inflateRawSync } from 'node:zlib';
 import { BlockDecoder } from './codec.js';
 import { RECORDING_FORMAT_VERSION, type RecordedEvent, type RecordingHeader, type RecordingReader } from './events.js';
 import { RecordingError } from './errors.js';
@@ -214,7 +214,8 @@ class FileRecording implements RecordingReader {
       );
     let raw: Buffer;
     try {
-      raw = inflateRawSync(body, { maxOutputLength: frame.rawBytes + 1 });
+      // One output chunk the size of the block: no chunks joined into a copy.
+      raw = inflateRawSync(body, { maxOutputLength: frame.rawBytes + 1, chunkSize: Math.max(zlibConstants.Z_MIN_CHUNK, frame.rawBytes + 1) });
     } catch (e) {
       throw new RecordingError(`${this.path}: block at byte ${offset} does not decompress: ${(e as Error).message}`, { cause: e });
     }

@@ -97,6 +97,56 @@ describe('queue position', () => {
     expect(q(2, 10, 12, 0)).toBe(2);
   });
 
+  it('a change at the deepest own level of a side moves its queue and reaches the bot with own size; one between own levels is only recorded', () => {
+    const s = setup();
+    s.book(
+      'snapshot',
+      [
+        [100, 5],
+        [99, 5],
+        [98, 5],
+      ],
+      [
+        [101, 5],
+        [102, 5],
+        [103, 5],
+      ],
+    );
+    s.place(true, 100, 1);
+    s.place(true, 98, 1);
+    s.place(false, 101, 1);
+    s.place(false, 103, 1);
+    s.book(
+      'delta',
+      [
+        [98, 2],
+        [99, 1],
+      ],
+      [
+        [103, 2],
+        [102, 1],
+      ],
+    );
+    expect(s.books.at(-1)).toMatchObject({
+      bids: [
+        { price: 98, size: 3, orders: 2 },
+        { price: 99, size: 1, orders: 1 },
+      ],
+      asks: [
+        { price: 103, size: 3, orders: 2 },
+        { price: 102, size: 1, orders: 1 },
+      ],
+    });
+    s.trade(98, 2.5, 'sell'); // through 100 (filled whole), then 2 ahead at 98 (capped by the change), 0.5 of ours
+    s.trade(103, 2.25, 'buy');
+    expect(s.fills.map((f) => [f.price, f.size])).toEqual([
+      [100, 1],
+      [98, 0.5],
+      [101, 1],
+      [103, 0.25],
+    ]);
+  });
+
   it('probabilistic: trade quantity at the level is taken out before a depth decrease is attributed', () => {
     const s = setup({ model: 'power', power: 2 });
     s.book('snapshot', [[100, 5]], [[101, 5]]);
