@@ -1,14 +1,14 @@
 // Bench `preempt` (commands before data): while 100,000 l2Delta frames wait at the bot's WebSocket, how long a kill takes
-// from the commander opening its connection to the cancel's bytes handed to the venue's socket. Three processes: this one
-// is the bot; the same file started with `venue-side` is the venue (the local venue behind a WebSocket front that can
+// from the commander's connection established to the cancel's bytes handed to the venue's socket. Three processes: this
+// one is the bot; the same file started with `venue-side` is the venue (the local venue behind a WebSocket front that can
 // burst), with `commander` the user's `curl` (a fresh connection per kill). Each kill with the burst is followed by one
-// without it: the control, what the machine allows (`*_no_backlog_*`).
+// without it: the control, what the machine allows (`*_no_backlog_*`). Two placements alternate run by run (PLACEMENTS).
 // Invariants: the burst is queued (written by the venue side) before the command leaves; every process stamps with
 // CLOCK_MONOTONIC (process.hrtime), so stamps compare across processes; values are medians over RUNS fresh triples.
 // The probe (`kill_<step>_*`) splits each kill's way into PROBE_STEPS, medians over every trial of every run; where Linux
 // schedstat is readable it also reports how long the bot's event-loop thread waited for a CPU during the kill.
 
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { subscribe as subscribeChannel } from 'node:diagnostics_channel';
 import { createServer, type IncomingMessage } from 'node:http';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
@@ -20,6 +20,8 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { startTrading, type TradingSession } from '../src/app/trading.js';
 import { connectVenue, type LiveVenue } from '../src/client/venue.js';
 import { systemClock } from '../src/core/clock.js';
+import { canDedicateCpu, dedicateCpu, otherCpus } from '../src/latency/dedicated-cpu.js';
+import { tuneJitForTrading } from '../src/latency/jit.js';
 import { setEventLoopNice } from '../src/latency/priority.js';
 import { Keypair } from '../src/protocol/keys.js';
 import { MemoryNonceStore } from '../src/protocol/nonce.js';
@@ -43,6 +45,22 @@ const TOKEN = 'preempt-bench';
 const TRIAL_TIMEOUT_MS = 60_000;
 
 /**
+ * The bot's placements, alternated run by run: `dedicated` (the daemon's latency settings, `latency.dedicatedCpu`: the
+ * event loop on CPU 0 of its own; the venue side and the commander on the other CPUs, as a remote exchange and a user's
+ * shell on another core; the headline metrics where the machine allows it) and `shared` (every process on every CPU;
+ * metrics `shared_*`).
+ */
+type Placement = 'dedicated' | 'shared';
+const DEDICATED_CPU = 0;
+const DEDICATED = canDedicateCpu(DEDICATED_CPU);
+const OTHER_CPUS = DEDICATED ? otherCpus(DEDICATED_CPU).join(',') : '';
+/** The placements to run (PREEMPT_PLACEMENTS, comma-separated, for a quick look at one). */
+const PLACEMENTS = (process.env.PREEMPT_PLACEMENTS ?? 'dedicated,shared').split(',').map((p) => {
+  if (p !== 'dedicated' && p !== 'shared') throw new Error(`PREEMPT_PLACEMENTS: unknown placement ${JSON.stringify(p)}`);
+  return p;
+});
+
+/**
  * Nice value of the venue side: it stands in for a remote exchange, which never runs on the bot's CPUs. At nice 0,
  * writing the burst and running the engine, it held the bot's CPU (the bot's run-queue wait during a kill p50 10 ms);
  * SCHED_IDLE, or nice 19 with the bot at nice -10, starved it on a busy machine (a place never answered within a minute,
@@ -59,7 +77,7 @@ type FromChild =
   | { kind: 'funded' }
   | { kind: 'queued'; frames: number }
   | { kind: 'ready' }
-  | { kind: 'sent'; sentNs: string; botWaitNs: string | undefined };
+  | { kind: 'sent'; sentNs: string; establishedNs: string; botWaitNs: string | undefined };
 
 // ------------------------------------------------------------------ venue side
 
@@ -164,7 +182,9 @@ function runQueueWaitNs(pid: number): bigint | undefined {
 /**
  * The commander as a user runs it (`curl -X POST -H 'Authorization: Bearer …' -d … /kill`): a process of its own, a
  * fresh connection per kill (TCP_NODELAY, as curl), the request written in one piece once connected. The clock starts
- * when it opens the connection.
+ * once its connect system call is made (on loopback the handshake completes within it: the bot can accept). Node's own
+ * code before that call, about 0.4 ms in a process that connects once a second (curl's is a system call), is reported
+ * apart (`commander_connect_call_*`) and not timed.
  */
 function commanderSide(): void {
   const send = (m: FromChild) => process.send!(m);
@@ -178,10 +198,14 @@ function commanderSide(): void {
     const botWaitNs = runQueueWaitNs(m.botPid);
     const sentNs = process.hrtime.bigint();
     const command = connect({ port: Number(url.port), host: url.hostname, noDelay: true });
+    // Node makes the connect call for an IP address on the next tick (net's lookupAndConnect); this tick runs after it.
+    let establishedNs = 0n;
+    process.nextTick(() => (establishedNs = process.hrtime.bigint()));
     command.once('connect', () => command.end(request));
     command.on('data', () => undefined);
     command.on('error', () => undefined);
-    send({ kind: 'sent', sentNs: String(sentNs), botWaitNs: botWaitNs?.toString() });
+    // Told once the answer is in, so that no message to the bot competes with the kill.
+    command.once('close', () => send({ kind: 'sent', sentNs: String(sentNs), establishedNs: String(establishedNs), botWaitNs: botWaitNs?.toString() }));
   });
   send({ kind: 'ready' });
 }
@@ -225,6 +249,8 @@ interface Trial {
   deferred: boolean;
   /** The kill's way in PROBE_STEPS, ms each. */
   stepsMs: number[];
+  /** The commander's connect() to its connect system call made (Node's own code in the commander, not timed), ms. */
+  connectCallMs: number;
   /** A garbage collection ran between the kill's sending and its cancel's write. */
   waitedForGc: boolean;
   /**
@@ -258,13 +284,14 @@ function settled(session: TradingSession<LiveVenue>): boolean {
   return session.execution.openOrders('mm').every((o) => o.orderId !== undefined && (o.status === 'placed' || o.status === 'working'));
 }
 
-async function run(seed: number): Promise<Trial[]> {
+async function run(seed: number, placement: Placement): Promise<Trial[]> {
   const child = fork(fileURLToPath(import.meta.url), ['venue-side', String(seed)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const tell = (m: ToVenue) => child.send(m);
   const commander = fork(fileURLToPath(import.meta.url), ['commander'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const command = (m: ToCommander) => commander.send(m);
   await next(commander, 'ready');
   const { url, wsUrl } = await next(child, 'listening');
+  if (placement === 'dedicated') for (const c of [child, commander]) spawnSync('taskset', ['-a', '-p', '-c', OTHER_CPUS, String(c.pid)]);
   const key = Keypair.generate();
   tell({ kind: 'fund', account: key.publicKey });
   await next(child, 'funded');
@@ -287,6 +314,8 @@ async function run(seed: number): Promise<Trial[]> {
     risk: { orderRate: { perSecond: 20, burst: 40 }, cancelRate: { perSecond: 50, burst: 100 } },
     keepWarmMs: 5,
   });
+  // After startTrading: its signing worker exists and moves off the CPU with the others.
+  const dedicated = placement === 'dedicated' ? await dedicateCpu(DEDICATED_CPU) : undefined;
 
   /** What one kill saw: when it was handled and when its cancels were written (process.hrtime ns). */
   interface Kill {
@@ -379,14 +408,15 @@ async function run(seed: number): Promise<Trial[]> {
         tell({ kind: 'burst' });
         frames = (await next(child, 'queued')).frames;
       }
+      const sent = next(commander, 'sent');
       command({ kind: 'go', control: control.url, botPid: process.pid });
-      const { sentNs, botWaitNs } = await next(commander, 'sent');
-      if (frames !== (backlog ? BACKLOG : 0)) throw new Error(`the burst went to ${frames / BACKLOG} market-data connections, not one`);
       await until('the cancel written', () => pending?.writtenNs !== undefined);
+      const { sentNs, establishedNs, botWaitNs } = await sent;
+      if (frames !== (backlog ? BACKLOG : 0)) throw new Error(`the burst went to ${frames / BACKLOG} market-data connections, not one`);
       await until('the burst applied', () => bookUpdates(session) - before >= frames);
       const drainNs = process.hrtime.bigint();
       const kill = pending!;
-      const from = BigInt(sentNs);
+      const from = BigInt(establishedNs);
       const ms = (ns: bigint) => Number(ns - from) / 1e6;
       const stamps = [kill.acceptedNs, kill.requestNs, kill.handledNs, kill.signNs!, kill.submitNs!, kill.writtenNs!].map(ms);
       const stepsMs = stamps.map((at, i) => at - (i === 0 ? 0 : stamps[i - 1]!));
@@ -400,6 +430,7 @@ async function run(seed: number): Promise<Trial[]> {
           drainMs: backlog ? ms(drainNs) : 0,
           deferred: kill.deferred,
           stepsMs,
+          connectCallMs: Number(BigInt(establishedNs) - BigInt(sentNs)) / 1e6,
           waitedForGc,
           runQueueMs,
         });
@@ -407,6 +438,7 @@ async function run(seed: number): Promise<Trial[]> {
     }
   } finally {
     if (niceBefore !== undefined) setEventLoopNice(niceBefore);
+    await dedicated?.close();
     await control.close();
     await session.stop({ deadlineMs: 3000 });
     tell({ kind: 'stop' });
@@ -427,51 +459,64 @@ if (process.argv[2] === 'venue-side') {
 } else if (process.argv[2] === 'commander') {
   commanderSide();
 } else {
-  const p99: number[] = [];
-  const p50: number[] = [];
-  const idleP99: number[] = [];
-  const idleP50: number[] = [];
-  const drain: number[] = [];
-  let used = 0;
-  /** Every trial used, for the probe's medians over all runs. */
-  const allTrials: Trial[] = [];
+  // As the daemon's `run` does.
+  tuneJitForTrading();
+  const placements = PLACEMENTS.filter((p) => DEDICATED || p === 'shared');
+  const runs: Record<Placement, Trial[][]> = { dedicated: [], shared: [] };
   let deferred = 0;
-  for (let r = 0; r < RUNS; r++) {
-    const all = await run(200 + r);
-    const trials = all.filter((t) => !t.deferred);
-    allTrials.push(...trials);
-    used += trials.length;
-    deferred += all.length - trials.length;
-    const dispatch = trials.filter((t) => t.backlog).map((t) => t.dispatchMs);
-    const idle = trials.filter((t) => !t.backlog).map((t) => t.dispatchMs);
-    p99.push(quantile(dispatch, 0.99));
-    p50.push(median(dispatch));
-    idleP99.push(quantile(idle, 0.99));
-    idleP50.push(median(idle));
-    drain.push(median(trials.filter((t) => t.backlog).map((t) => t.drainMs)));
-  }
-  report(BENCH, 'cancel_dispatch_p99_ms', median(p99), 'ms');
-  report(BENCH, 'cancel_dispatch_p50_ms', median(p50), 'ms');
-  report(BENCH, 'cancel_dispatch_no_backlog_p99_ms', median(idleP99), 'ms');
-  report(BENCH, 'cancel_dispatch_no_backlog_p50_ms', median(idleP50), 'ms');
-  report(BENCH, 'backlog_drain_ms', median(drain), 'ms');
+  for (let r = 0; r < RUNS; r++)
+    for (const placement of placements) {
+      const all = await run(200 + r, placement);
+      runs[placement].push(all.filter((t) => !t.deferred));
+      deferred += all.filter((t) => t.deferred).length;
+    }
+  placements.forEach((placement, i) => reportPlacement(i === 0 ? '' : `${placement}_`, runs[placement]));
+  report(BENCH, 'backlog_frames', BACKLOG, 'frames');
+  report(
+    BENCH,
+    'trials',
+    placements.reduce((n, p) => n + runs[p].flat().length, 0),
+    'trials',
+  );
+  report(BENCH, 'trials_deferred_cancel', deferred, 'trials');
+  report(BENCH, 'dedicated_cpu', DEDICATED ? 1 : 0, 'bool');
+  report(BENCH, 'event_loop_nice', NICE ?? getPriority(), 'nice');
+  report(BENCH, 'venue_nice', VENUE_NICE, 'nice');
+}
+
+/** The metrics of one placement's runs (each run's trials), names starting with `prefix`. */
+function reportPlacement(prefix: string, runs: Trial[][]): void {
+  const per = (backlog: boolean, f: (dispatch: number[]) => number) =>
+    median(runs.map((trials) => f(trials.filter((t) => t.backlog === backlog).map((t) => t.dispatchMs))));
+  report(
+    BENCH,
+    `${prefix}cancel_dispatch_p99_ms`,
+    per(true, (d) => quantile(d, 0.99)),
+    'ms',
+  );
+  report(BENCH, `${prefix}cancel_dispatch_p50_ms`, per(true, median), 'ms');
+  report(
+    BENCH,
+    `${prefix}cancel_dispatch_no_backlog_p99_ms`,
+    per(false, (d) => quantile(d, 0.99)),
+    'ms',
+  );
+  report(BENCH, `${prefix}cancel_dispatch_no_backlog_p50_ms`, per(false, median), 'ms');
+  report(BENCH, `${prefix}backlog_drain_ms`, median(runs.map((trials) => median(trials.filter((t) => t.backlog).map((t) => t.drainMs)))), 'ms');
+  const allTrials = runs.flat();
   for (const backlog of [true, false]) {
     const kills = allTrials.filter((t) => t.backlog === backlog);
     const which = backlog ? 'backlog' : 'no_backlog';
-    PROBE_STEPS.forEach((step, i) => report(BENCH, `kill_${step}_${which}_p50_ms`, median(kills.map((t) => t.stepsMs[i]!)), 'ms'));
-    report(BENCH, `kills_during_gc_${which}`, kills.filter((t) => t.waitedForGc).length, 'trials');
+    PROBE_STEPS.forEach((step, i) => report(BENCH, `${prefix}kill_${step}_${which}_p50_ms`, median(kills.map((t) => t.stepsMs[i]!)), 'ms'));
+    report(BENCH, `${prefix}commander_connect_call_${which}_p50_ms`, median(kills.map((t) => t.connectCallMs)), 'ms');
+    report(BENCH, `${prefix}kills_during_gc_${which}`, kills.filter((t) => t.waitedForGc).length, 'trials');
     const waits = kills.flatMap((t) => (t.runQueueMs === undefined ? [] : [t.runQueueMs]));
     if (waits.length > 0) {
-      report(BENCH, `kill_runqueue_wait_${which}_p50_ms`, median(waits), 'ms');
-      report(BENCH, `kill_runqueue_wait_${which}_max_ms`, Math.max(...waits), 'ms');
+      report(BENCH, `${prefix}kill_runqueue_wait_${which}_p50_ms`, median(waits), 'ms');
+      report(BENCH, `${prefix}kill_runqueue_wait_${which}_max_ms`, Math.max(...waits), 'ms');
       const own = kills.flatMap((t) => (t.runQueueMs === undefined ? [] : [t.dispatchMs - t.runQueueMs]));
-      report(BENCH, `cancel_dispatch_less_runqueue_${which}_p50_ms`, median(own), 'ms');
-      report(BENCH, `cancel_dispatch_less_runqueue_${which}_p99_ms`, quantile(own, 0.99), 'ms');
+      report(BENCH, `${prefix}cancel_dispatch_less_runqueue_${which}_p50_ms`, median(own), 'ms');
+      report(BENCH, `${prefix}cancel_dispatch_less_runqueue_${which}_p99_ms`, quantile(own, 0.99), 'ms');
     }
   }
-  report(BENCH, 'backlog_frames', BACKLOG, 'frames');
-  report(BENCH, 'trials', used, 'trials');
-  report(BENCH, 'trials_deferred_cancel', deferred, 'trials');
-  report(BENCH, 'event_loop_nice', NICE ?? getPriority(), 'nice');
-  report(BENCH, 'venue_nice', VENUE_NICE, 'nice');
 }
