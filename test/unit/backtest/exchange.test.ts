@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AccountUpdate, Fill, ItemResult } from '../../../src/core/account-data.js';
 import type { BookUpdate, Ticker } from '../../../src/core/market-data.js';
@@ -338,5 +339,47 @@ describe('fees and funding to the cent', () => {
     s.ex.applyTicker(ticker(94.5, 0), T0 + 40n);
     expect(s.ex.positionSize(SYMBOL)).toBe(0);
     expect(s.done.find((o) => o.id === 'stop')).toMatchObject({ status: 'filled', kind: 'trigger' });
+  });
+});
+
+describe('SimExchange recorded book', () => {
+  it('equals a naive model after any snapshot and deltas, more levels than its first capacity included (property)', () => {
+    // Bids at 1..100, asks at 101..200 (half ticks of 0.5): up to 100 levels a side, never crossed.
+    const change = fc.record({ bid: fc.boolean(), at: fc.integer({ min: 1, max: 100 }), size: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 9 })) });
+    const level = fc.tuple(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 1, max: 9 }));
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(level, { selector: (l) => l[0], minLength: 40, maxLength: 100 }),
+        fc.array(fc.array(change, { maxLength: 30 }), { maxLength: 30 }),
+        (initial, deltas) => {
+          const s = setup();
+          const model = { bid: new Map<number, number>(), ask: new Map<number, number>() };
+          const price = (bid: boolean, at: number) => (bid ? at : 100 + at) / 2;
+          for (const [at, size] of initial) {
+            model.bid.set(price(true, at), size);
+            model.ask.set(price(false, at), size);
+          }
+          s.book('snapshot', [...model.bid], [...model.ask]);
+          for (const delta of deltas) {
+            const bids: [number, number][] = [];
+            const asks: [number, number][] = [];
+            for (const c of delta) {
+              const p = price(c.bid, c.at);
+              (c.bid ? bids : asks).push([p, c.size]);
+              if (c.size === 0) model[c.bid ? 'bid' : 'ask'].delete(p);
+              else model[c.bid ? 'bid' : 'ask'].set(p, c.size);
+            }
+            s.book('delta', bids, asks);
+            const bidsView = [...model.bid].sort((x, y) => y[0] - x[0]).map(([p, size]) => ({ price: p, size, orders: 0 }));
+            const asksView = [...model.ask].sort((x, y) => x[0] - y[0]).map(([p, size]) => ({ price: p, size, orders: 0 }));
+            const view = s.ex.bookView(SYMBOL, 1_000, 0)!;
+            expect(view.bids).toEqual(bidsView);
+            expect(view.asks).toEqual(asksView);
+            if (bidsView.length > 0 && asksView.length > 0) expect(s.ex.midPrice(SYMBOL)).toBe((bidsView[0]!.price + asksView[0]!.price) / 2);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -80,6 +80,50 @@ describe('L2Book', () => {
     expect(b.bestBid()).toEqual(lv(90, 2));
   });
 
+  it('grows past its first capacity while levels come in out of order', () => {
+    const b = new L2Book('BTC-USD');
+    const prices = Array.from({ length: 210 }, (_, i) => ((i * 37) % 211) + 1);
+    for (const p of prices) {
+      b.setLevel('bid', p, p);
+      b.setLevel('ask', 1_000 - p, p);
+    }
+    const sorted = [...prices].sort((x, y) => y - x);
+    expect(b.snapshot()).toEqual({ bids: sorted.map((p) => lv(p, p, 0)), asks: sorted.map((p) => lv(1_000 - p, p, 0)) });
+  });
+
+  it('equals a naive map model after a deep snapshot and any level changes, past its first capacity (property)', () => {
+    const level = fc.tuple(fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 9 }));
+    const change = fc.record({ bid: fc.boolean(), at: fc.integer({ min: 1, max: 300 }), size: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 9 })) });
+    fc.assert(
+      fc.property(fc.uniqueArray(level, { selector: (l) => l[0], minLength: 50, maxLength: 150 }), fc.array(change, { maxLength: 300 }), (initial, changes) => {
+        const b = new L2Book('BTC-USD');
+        const model = { bid: new Map<number, number>(), ask: new Map<number, number>() };
+        for (const [at, size] of initial) {
+          model.bid.set(at, size);
+          model.ask.set(300 + at, size);
+        }
+        const sides = () => ({
+          bids: [...model.bid].sort((x, y) => y[0] - x[0]).map(([price, size]) => lv(price, size)),
+          asks: [...model.ask].sort((x, y) => x[0] - y[0]).map(([price, size]) => lv(price, size)),
+        });
+        b.apply(update('snapshot', sides().bids, sides().asks));
+        for (const c of changes) {
+          const side = c.bid ? 'bid' : 'ask';
+          const price = c.bid ? c.at : 300 + c.at;
+          b.setLevel(side, price, c.size, 1);
+          if (c.size === 0) model[side].delete(price);
+          else model[side].set(price, c.size);
+          expect(b.bestBid()).toEqual(sides().bids[0]);
+          expect(b.bestAsk()).toEqual(sides().asks[0]);
+        }
+        expect(b.snapshot()).toEqual(sides());
+        expect(b.matches(sides())).toBe(true);
+        expect(b.matches(sides(), 10)).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('equals a naive map model after any sequence of level changes (property)', () => {
     const change = fc.record({ bid: fc.boolean(), price: fc.integer({ min: 1, max: 300 }), size: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 9 })) });
     fc.assert(
