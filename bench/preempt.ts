@@ -13,7 +13,7 @@ import { subscribe as subscribeChannel } from 'node:diagnostics_channel';
 import { createServer, type IncomingMessage } from 'node:http';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -54,6 +54,8 @@ type Placement = 'dedicated' | 'shared';
 const DEDICATED_CPU = 0;
 const DEDICATED = canDedicateCpu(DEDICATED_CPU);
 const OTHER_CPUS = DEDICATED ? otherCpus(DEDICATED_CPU).join(',') : '';
+/** Where to write every trial used, one JSON line each, for a closer look (PREEMPT_TRIALS_OUT; default: nowhere). */
+const TRIALS_OUT = process.env.PREEMPT_TRIALS_OUT;
 /** The placements to run (PREEMPT_PLACEMENTS, comma-separated, for a quick look at one). */
 const PLACEMENTS = (process.env.PREEMPT_PLACEMENTS ?? 'dedicated,shared').split(',').map((p) => {
   if (p !== 'dedicated' && p !== 'shared') throw new Error(`PREEMPT_PLACEMENTS: unknown placement ${JSON.stringify(p)}`);
@@ -471,6 +473,8 @@ if (process.argv[2] === 'venue-side') {
       deferred += all.filter((t) => t.deferred).length;
     }
   placements.forEach((placement, i) => reportPlacement(i === 0 ? '' : `${placement}_`, runs[placement]));
+  if (TRIALS_OUT !== undefined)
+    writeFileSync(TRIALS_OUT, placements.flatMap((placement) => runs[placement].flat().map((t) => `${JSON.stringify({ placement, ...t })}\n`)).join(''));
   report(BENCH, 'backlog_frames', BACKLOG, 'frames');
   report(
     BENCH,
