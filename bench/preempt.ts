@@ -492,20 +492,16 @@ if (process.argv[2] === 'venue-side') {
 function reportPlacement(prefix: string, runs: Trial[][]): void {
   const per = (backlog: boolean, f: (dispatch: number[]) => number) =>
     median(runs.map((trials) => f(trials.filter((t) => t.backlog === backlog).map((t) => t.dispatchMs))));
-  report(
-    BENCH,
-    `${prefix}cancel_dispatch_p99_ms`,
-    per(true, (d) => quantile(d, 0.99)),
-    'ms',
-  );
-  report(BENCH, `${prefix}cancel_dispatch_p50_ms`, per(true, median), 'ms');
-  report(
-    BENCH,
-    `${prefix}cancel_dispatch_no_backlog_p99_ms`,
-    per(false, (d) => quantile(d, 0.99)),
-    'ms',
-  );
-  report(BENCH, `${prefix}cancel_dispatch_no_backlog_p50_ms`, per(false, median), 'ms');
+  for (const backlog of [true, false]) {
+    const name = `${prefix}cancel_dispatch${backlog ? '' : '_no_backlog'}`;
+    report(
+      BENCH,
+      `${name}_p99_ms`,
+      per(backlog, (d) => quantile(d, 0.99)),
+      'ms',
+    );
+    report(BENCH, `${name}_p50_ms`, per(backlog, median), 'ms');
+  }
   report(BENCH, `${prefix}backlog_drain_ms`, median(runs.map((trials) => median(trials.filter((t) => t.backlog).map((t) => t.drainMs)))), 'ms');
   const allTrials = runs.flat();
   for (const backlog of [true, false]) {
