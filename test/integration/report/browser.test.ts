@@ -42,17 +42,21 @@ async function openPage(): Promise<Page> {
   const child = spawn(
     CHROMIUM!,
     ['--headless=new', '--disable-gpu', '--no-sandbox', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
+    // A process group of its own: the cleanup kills its helper processes too, which otherwise go on writing to the
+    // profile for a moment after the browser's exit (rmSync then failed with ENOTEMPTY in a CI run).
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   );
-  cleanup.push(() => rmSync(profile, { recursive: true, force: true }));
+  cleanup.push(() => rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
   cleanup.push(
     () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // ESRCH: every process of the group has ended
+        }
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
-        child.kill('SIGKILL');
       }),
   );
   const endpoint = await new Promise<string>((resolve, reject) => {
