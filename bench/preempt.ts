@@ -293,7 +293,11 @@ async function run(seed: number, placement: Placement): Promise<Trial[]> {
   const command = (m: ToCommander) => commander.send(m);
   await next(commander, 'ready');
   const { url, wsUrl } = await next(child, 'listening');
-  if (placement === 'dedicated') for (const c of [child, commander]) spawnSync('taskset', ['-a', '-p', '-c', OTHER_CPUS, String(c.pid)]);
+  if (placement === 'dedicated')
+    for (const c of [child, commander]) {
+      const pinned = spawnSync('taskset', ['-a', '-p', '-c', OTHER_CPUS, String(c.pid)], { encoding: 'utf8' });
+      if (pinned.status !== 0) throw new Error(`taskset could not move process ${c.pid} to CPUs ${OTHER_CPUS}: ${pinned.stderr || pinned.error?.message}`);
+    }
   const key = Keypair.generate();
   tell({ kind: 'fund', account: key.publicKey });
   await next(child, 'funded');
