@@ -85,7 +85,7 @@ const DEFAULT_SILENCE_MS = 3_000;
  * a cancel) is served. Past this, frames wait with the socket paused and are routed in slices of this length, one per
  * event-loop turn (setImmediate), each keeping its arrival time; market data lags while commands go first.
  */
-const SLICE_NS = 200_000n;
+const SLICE_NS = 500_000n;
 
 /**
  * Staleness defaults of the topics with a fixed cadence (ticker 200 ms, l2snapshot 200 ms: `silenceMs`;
