@@ -57,6 +57,8 @@ export interface BotNet {
   wsUrl?: string;
   /** HTTP request timeout, ms. */
   timeoutMs?: number;
+  /** How long the client waits out HTTP 429s before it gives a request up, ms (HttpClientOptions.rateLimitMaxWaitMs). */
+  rateLimitMaxWaitMs?: number;
 }
 
 export class Bot {
@@ -78,6 +80,7 @@ export class Bot {
       baseUrl: net.httpUrl ?? venue.url,
       dialect,
       timeoutMs: net.timeoutMs,
+      rateLimitMaxWaitMs: net.rateLimitMaxWaitMs,
       rateLimit: { perSecond: 1000, burst: 1000 },
       cancelRateLimit: { perSecond: 1000, burst: 1000 },
     });

@@ -17,7 +17,7 @@ import { cleanups } from '../../support/cleanups.js';
 import { FaultProxy, isAction } from '../../support/fault-proxy.js';
 import { FakeRisk } from '../../unit/execution/fakes.js';
 import { until } from '../../support/until.js';
-import { Bot, stamp } from '../execution/bot.js';
+import { Bot, stamp, type BotNet } from '../execution/bot.js';
 import { Trader } from '../venue/harness.js';
 import { localSession } from '../../support/local-session.js';
 
@@ -346,11 +346,17 @@ describe("the current dialect's trigger baskets of several orders (a basket inte
 
 describe("the current dialect's trigger baskets under faults, through execution and the local venue", () => {
   /** A bot trading through a fault proxy in front of a current-dialect venue at mark 100 with a liquidity provider's ask at 103. */
-  async function behindProxy() {
+  async function behindProxy(net: Pick<BotNet, 'rateLimitMaxWaitMs'> = {}) {
     const at = await venueAtMark('current', [false, 103, 5]);
     const proxy = await FaultProxy.start(at.venue.port);
     closers.push(() => proxy.close());
-    const b = new Bot(at.venue, Keypair.generate(), new FakeRisk(), {}, { httpUrl: proxy.via(at.venue.url), wsUrl: proxy.via(at.venue.wsUrl), timeoutMs: 500 });
+    const b = new Bot(
+      at.venue,
+      Keypair.generate(),
+      new FakeRisk(),
+      {},
+      { httpUrl: proxy.via(at.venue.url), wsUrl: proxy.via(at.venue.wsUrl), timeoutMs: 500, ...net },
+    );
     closers.push(() => b.close({ deadlineMs: 2_000 }));
     await new Trader(at.venue, b.key).faucet(10_000);
     await b.exec.start();
@@ -379,6 +385,36 @@ describe("the current dialect's trigger baskets under faults, through execution 
     expect(statuses('take')).toEqual(['pendingNew', 'unknown', 'untriggered', 'filled']);
     expect(statuses('rest')).toEqual(['pendingNew', 'unknown', 'untriggered', 'placed']);
     expect((await b.openAtVenue()).map((o) => o.price)).toEqual([101]);
+  }, 30_000);
+
+  it('a basket refused with HTTP 429 (Retry-After within the wait) is sent again once: parked, then fired, nothing placed twice', async () => {
+    const { proxy, b, statuses, basket, setMark } = await behindProxy();
+    proxy.setHttp({ fault: { kind: 'status', status: 429, retryAfterS: 1 }, match: isAction, hits: 1 });
+    basket(102);
+    await until(() => statuses('take').includes('untriggered') && statuses('rest').includes('untriggered'), 'both parked after the retry', 10_000);
+    expect(proxy.hits).toBe(1);
+    expect(b.live.http.stats.rateLimited).toBe(1);
+    await setMark(102);
+    await until(() => statuses('take').includes('filled') && statuses('rest').includes('placed'), 'the basket fired', 10_000);
+    expect(statuses('take')).toEqual(['pendingNew', 'untriggered', 'filled']);
+    expect(statuses('rest')).toEqual(['pendingNew', 'untriggered', 'placed']);
+    expect((await b.openAtVenue()).map((o) => o.price)).toEqual([101]);
+  }, 30_000);
+
+  it('a basket refused with HTTP 429 past the wait is given up: both orders concluded with the reason, nothing at the venue, no halt', async () => {
+    const { proxy, b, statuses, basket, setMark } = await behindProxy({ rateLimitMaxWaitMs: 200 });
+    proxy.setHttp({ fault: { kind: 'status', status: 429, retryAfterS: 1 }, match: isAction });
+    basket(102);
+    await until(() => statuses('take').includes('rejectedInvalid') && statuses('rest').includes('rejectedInvalid'), 'both given up', 10_000);
+    const given = b.of('s').filter((e) => e.status === 'rejectedInvalid');
+    expect(given.map((e) => e.reason)).toEqual([expect.stringMatching(/HTTP 429/), expect.stringMatching(/HTTP 429/)]);
+    expect(b.exec.openOrders('s')).toEqual([]);
+    expect(b.risk.rejects).toEqual([]);
+    // Nothing was parked: the mark the basket waited for fires nothing.
+    proxy.heal();
+    await setMark(102);
+    expect(await b.openAtVenue()).toEqual([]);
+    expect(statuses('rest')).toEqual(['pendingNew', 'rejectedInvalid']);
   }, 30_000);
 
   it('an order with on-fill children whose answer is lost while the account stream is down: resolved filled by query, its children tracked under the ids they rest at', async () => {
