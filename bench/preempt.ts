@@ -8,7 +8,7 @@
 // The probe (`kill_<step>_*`) splits each kill's way into PROBE_STEPS, medians over every trial of every run; where Linux
 // schedstat is readable it also reports how long the bot's event-loop thread waited for a CPU during the kill.
 
-import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { subscribe as subscribeChannel } from 'node:diagnostics_channel';
 import { createServer, type IncomingMessage } from 'node:http';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
@@ -20,7 +20,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { startTrading, type TradingSession } from '../src/app/trading.js';
 import { connectVenue, type LiveVenue } from '../src/client/venue.js';
 import { systemClock } from '../src/core/clock.js';
-import { canDedicateCpu, dedicateCpu, otherCpus } from '../src/latency/dedicated-cpu.js';
+import { canDedicateCpu, dedicateCpu, otherCpus, pinProcess } from '../src/latency/dedicated-cpu.js';
 import { tuneJitForTrading } from '../src/latency/jit.js';
 import { setEventLoopNice } from '../src/latency/priority.js';
 import { Keypair } from '../src/protocol/keys.js';
@@ -293,11 +293,7 @@ async function run(seed: number, placement: Placement): Promise<Trial[]> {
   const command = (m: ToCommander) => commander.send(m);
   await next(commander, 'ready');
   const { url, wsUrl } = await next(child, 'listening');
-  if (placement === 'dedicated')
-    for (const c of [child, commander]) {
-      const pinned = spawnSync('taskset', ['-a', '-p', '-c', OTHER_CPUS, String(c.pid)], { encoding: 'utf8' });
-      if (pinned.status !== 0) throw new Error(`taskset could not move process ${c.pid} to CPUs ${OTHER_CPUS}: ${pinned.stderr || pinned.error?.message}`);
-    }
+  if (placement === 'dedicated') for (const c of [child, commander]) pinProcess(c.pid!, OTHER_CPUS);
   const key = Keypair.generate();
   tell({ kind: 'fund', account: key.publicKey });
   await next(child, 'funded');

@@ -63,6 +63,11 @@ function run(command: string, args: string[]): void {
   if (r.status !== 0) throw new PerpbotError('DEDICATED_CPU', `dedicated CPU: ${command} ${args.join(' ')} failed: ${r.stderr.trim() || `exit ${r.status}`}`);
 }
 
+/** Moves every thread of process `pid` to `cpus` (a taskset CPU list, e.g. "1,2"). Throws PerpbotError DEDICATED_CPU when taskset fails. */
+export function pinProcess(pid: number | string, cpus: string): void {
+  run('taskset', ['-a', '-p', '-c', cpus, String(pid)]);
+}
+
 /**
  * Gives `cpu` to the calling process's event loop (see the file header). Call it once the process has started its
  * worker threads. Throws PerpbotError DEDICATED_CPU when the platform, the tools or the CPU set do not allow it (nothing
@@ -86,7 +91,7 @@ export async function dedicateCpu(cpu: number, opts: { resweepMs?: number; onSpi
   spinner.on('error', (e) => opts.onSpinnerError?.(e));
   const pinned = new Set([process.pid, spinnerTid]);
   try {
-    run('taskset', ['-a', '-p', '-c', others, pid]);
+    pinProcess(pid, others);
     run('taskset', ['-p', '-c', String(cpu), pid]);
     run('taskset', ['-p', '-c', String(cpu), String(spinnerTid)]);
     run('chrt', ['--idle', '-p', '0', String(spinnerTid)]);
