@@ -14,6 +14,7 @@ import type { BookUpdate } from '../src/core/market-data.js';
 import { L2Book } from '../src/market/book.js';
 import { MarketStreams } from '../src/market/market.js';
 import { median, rate, report } from './lib.js';
+import { wsTextFrames } from './support/ws-frames.js';
 
 const BENCH = 'ingest';
 const SYMBOL = 'BTC-USD';
@@ -43,19 +44,6 @@ function deltas(n: number): WireLevels[] {
 function frameText(updateType: 'snapshot' | 'delta', levels: WireLevels, i: number): string {
   const book = `{"updateType":"${updateType}","symbol":"${SYMBOL}","levels":${JSON.stringify(levels)},"timestamp":${TS0 + i}}`;
   return `{"type":"l2Delta","data":{"book":${book}},"topic":"l2delta.${SYMBOL}"}`;
-}
-
-/** An unmasked server text frame. */
-function wsFrame(text: string): Buffer {
-  const payload = Buffer.from(text, 'utf8');
-  const n = payload.length;
-  const head = n < 126 ? Buffer.from([0x81, n]) : n < 65536 ? Buffer.from([0x81, 126, n >> 8, n & 255]) : Buffer.alloc(10);
-  if (n >= 65536) {
-    head[0] = 0x81;
-    head[1] = 127;
-    head.writeBigUInt64BE(BigInt(n), 2);
-  }
-  return Buffer.concat([head, payload]);
 }
 
 /** A minimal WebSocket server: after the client's first frame (its subscribe), writes every pre-built frame at once. */
@@ -162,7 +150,7 @@ const snapshot: WireLevels = [
   Array.from({ length: 100 }, (_, i) => ({ px: 89_999.5 - i * 0.5, sz: 1, n: 1 })),
   Array.from({ length: 100 }, (_, i) => ({ px: 90_000.5 + i * 0.5, sz: 1, n: 1 })),
 ];
-const stream = Buffer.concat([wsFrame(frameText('snapshot', snapshot, 0)), ...all.map((d, i) => wsFrame(frameText('delta', d, i + 1)))]);
+const stream = wsTextFrames([frameText('snapshot', snapshot, 0), ...all.map((d, i) => frameText('delta', d, i + 1))]);
 const server = await startServer(stream);
 const frames = DELTAS + 1;
 const raw: Rates[] = [];

@@ -30,6 +30,7 @@ import { loadStrategies } from '../src/strategy/loader.js';
 import { startControlServer } from '../src/telemetry/server.js';
 import { startVenue } from '../src/venue-sim/server/index.js';
 import { median, report } from './lib.js';
+import { wsTextFrames } from './support/ws-frames.js';
 
 const BENCH = 'preempt';
 const SYMBOL = 'BTC-USD';
@@ -83,14 +84,6 @@ type FromChild =
 
 // ------------------------------------------------------------------ venue side
 
-/** An unmasked server text frame. */
-function wsFrame(text: string): Buffer {
-  const payload = Buffer.from(text, 'utf8');
-  const n = payload.length;
-  const head = n < 126 ? Buffer.from([0x81, n]) : Buffer.from([0x81, 126, n >> 8, n & 255]);
-  return Buffer.concat([head, payload]);
-}
-
 /**
  * BACKLOG deltas far from the traded prices (bids near 48 000, asks near 190 000; BTC trades near 97 000), so the book
  * they build never crosses and the market maker's quotes do not move: one in eight a delete. Stamped now.
@@ -99,7 +92,7 @@ function burst(seed: number): Buffer {
   let s = seed;
   const rnd = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const nowMs = Date.now();
-  const frames: Buffer[] = [];
+  const texts: string[] = [];
   for (let i = 0; i < BACKLOG; i++) {
     const bid = i % 2 === 0;
     const px = (bid ? 480_000 - Math.floor(rnd() * 400) : 1_900_000 + Math.floor(rnd() * 400)) / 10;
@@ -107,9 +100,9 @@ function burst(seed: number): Buffer {
     const level = JSON.stringify([{ px, sz, n: 1 }]);
     const levels = bid ? `[${level},[]]` : `[[],${level}]`;
     const book = `{"updateType":"delta","symbol":"${SYMBOL}","levels":${levels},"timestamp":${nowMs}}`;
-    frames.push(wsFrame(`{"type":"l2Delta","data":{"book":${book}},"topic":"l2delta.${SYMBOL}"}`));
+    texts.push(`{"type":"l2Delta","data":{"book":${book}},"topic":"l2delta.${SYMBOL}"}`);
   }
-  return Buffer.concat(frames);
+  return wsTextFrames(texts);
 }
 
 /**
