@@ -2,7 +2,7 @@
 // data-age (freshness) of every topic, staleness and idle watchdogs.
 // Invariants: unusable frames are counted and logged once per kind, never thrown into sinks; at most 100 topics held;
 // a topic is fresh only while its connection is open, heard from within silenceMs, and the topic is confirmed;
-// frames are routed in arrival order, none dropped or merged, in slices of at most SLICE_NS between event-loop turns,
+// frames are routed in arrival order, none dropped or merged, in slices of at most SLICE_MS between event-loop turns,
 // and none while a control command is being read (core/command-hold.ts).
 
 import {
@@ -14,6 +14,7 @@ import {
   type SchedulerLike,
   type Subscription as RxSubscription,
 } from 'rxjs';
+import { performance } from 'node:perf_hooks';
 import { WebSocket, type RawData } from 'ws';
 import { systemClock, type Clock } from '../core/clock.js';
 import { dataHeld } from '../core/command-hold.js';
@@ -24,6 +25,7 @@ import { inboundCodecFor, type InboundCodec } from '../protocol/inbound.js';
 import { MAX_SUBSCRIPTIONS, topicsOf, type StreamMessage, type Subscription } from '../protocol/v1/stream.js';
 import { backoffDelayMs, type BackoffOptions } from '../core/backoff.js';
 import { FrameErrors, type FrameErrorKind } from './frame-errors.js';
+import { FrameQueue } from './frame-queue.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { Watchdog } from '../core/rx.js';
 
@@ -80,12 +82,13 @@ export interface WsConnectionOptions {
 const DEFAULT_SILENCE_MS = 3_000;
 
 /**
- * Longest run of frame routing before the event loop gets a turn, clock ns. The ws library hands over every frame of
+ * Longest run of frame routing before the event loop gets a turn, ms of performance.now() (the event loop's real time,
+ * whatever clock stamps the frames). The ws library hands over every frame of
  * a socket read at once (up to 32 reads of 64 KiB): a backlog would be routed before any timer or other socket (a kill,
  * a cancel) is served. Past this, frames wait with the socket paused and are routed in slices of this length, one per
  * event-loop turn (setImmediate), each keeping its arrival time; market data lags while commands go first.
  */
-const SLICE_NS = 500_000n;
+const SLICE_MS = 0.5;
 
 /**
  * Staleness defaults of the topics with a fixed cadence (ticker 200 ms, l2snapshot 200 ms: `silenceMs`;
@@ -127,9 +130,6 @@ interface TopicEntry {
   /** What was last reported (onHealth). */
   fresh: boolean;
 }
-
-/** A frame received while earlier ones wait for their slice, or the close that followed them. */
-type Waiting = { readonly data: RawData; readonly isBinary: boolean; readonly arrivalNs: bigint } | { readonly closed: WebSocket };
 
 /** A request awaiting its answer: the venue answers subscribe and unsubscribe messages in order. */
 type Pending = { readonly topics: readonly string[] } | { readonly topics: undefined };
@@ -174,9 +174,11 @@ export class WsConnection {
   private readonly clock: Pick<Clock, 'nowNs'>;
   private routingNs: bigint | undefined;
   /** Received and not yet routed, oldest first; not empty only while the socket is paused (at most about one read). */
-  private readonly waiting: Waiting[] = [];
-  /** End (clock ns) of the slice open now; undefined when none is (a nextSlice is scheduled exactly while one is). */
-  private sliceEndNs: bigint | undefined;
+  private readonly waiting = new FrameQueue();
+  /** The close that followed the waiting frames, told once they are routed (no frame follows a close). */
+  private closeAfterWaiting: WebSocket | undefined;
+  /** End (performance.now() ms) of the slice open now; undefined when none is (a nextSlice is scheduled exactly while one is). */
+  private sliceEndMs: number | undefined;
   private readonly nextSliceBound = () => this.nextSlice();
 
   constructor(private readonly opts: WsConnectionOptions) {
@@ -259,7 +261,8 @@ export class WsConnection {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.waiting.length = 0;
+    this.waiting.clear();
+    this.closeAfterWaiting = undefined;
     this.reconnect?.unsubscribe();
     this.stopWatching();
     this.ws?.terminate();
@@ -277,44 +280,52 @@ export class WsConnection {
     ws.on('message', (data, isBinary) => {
       if (ws !== this.ws) return;
       const arrivalNs = this.clock.nowNs();
-      if (this.waiting.length === 0 && this.inSlice(arrivalNs)) this.deliver(data, isBinary, arrivalNs);
-      else this.wait(ws, { data, isBinary, arrivalNs });
+      if (this.waiting.length === 0 && this.inSlice()) this.deliver(data, isBinary, arrivalNs);
+      else this.wait(ws, data, isBinary, arrivalNs);
     });
     ws.on('ping', () => this.idle.touch());
     ws.on('pong', () => this.heard());
     ws.on('error', (e) => this.logger.info({ url: this.opts.url, error: e.message }, 'websocket error'));
-    ws.on('close', () => (this.waiting.length === 0 ? this.onClose(ws) : this.waiting.push({ closed: ws })));
+    ws.on('close', () => (this.waiting.length === 0 ? this.onClose(ws) : (this.closeAfterWaiting = ws)));
   }
 
-  /** Whether a frame arriving at `nowNs` may be routed at once: the slice open now (or opened by it) has time left. */
-  private inSlice(nowNs: bigint): boolean {
-    if (this.sliceEndNs !== undefined) return nowNs <= this.sliceEndNs && !dataHeld();
-    this.sliceEndNs = nowNs + SLICE_NS;
+  /** Whether a frame arriving now may be routed at once: the slice open now (or opened by it) has time left. */
+  private inSlice(): boolean {
+    const nowMs = performance.now();
+    if (this.sliceEndMs !== undefined) return nowMs <= this.sliceEndMs && !dataHeld();
+    this.sliceEndMs = nowMs + SLICE_MS;
     setImmediate(this.nextSliceBound);
     return !dataHeld();
   }
 
-  private wait(ws: WebSocket, frame: Waiting): void {
-    this.waiting.push(frame);
+  private wait(ws: WebSocket, data: RawData, isBinary: boolean, arrivalNs: bigint): void {
+    this.waiting.push(data, isBinary, arrivalNs);
     if (!ws.isPaused) ws.pause();
   }
 
   /** The event loop had its turn: routes waiting frames for one slice; once none waits, reads the socket again. */
   private nextSlice(): void {
-    if (this.waiting.length === 0) {
-      this.sliceEndNs = undefined;
+    const waiting = this.waiting;
+    if (waiting.length === 0) {
+      this.sliceEndMs = undefined;
       return;
     }
     setImmediate(this.nextSliceBound);
     if (dataHeld()) return;
-    const endNs = this.clock.nowNs() + SLICE_NS;
-    this.sliceEndNs = endNs;
+    const endMs = performance.now() + SLICE_MS;
+    this.sliceEndMs = endMs;
     do {
-      const w = this.waiting.shift()!;
-      if ('closed' in w) this.onClose(w.closed);
-      else this.deliver(w.data, w.isBinary, w.arrivalNs);
-    } while (this.waiting.length > 0 && this.clock.nowNs() <= endNs && !dataHeld());
-    if (this.waiting.length === 0) this.ws?.resume();
+      const data = waiting.data();
+      const isBinary = waiting.isBinary();
+      const arrivalNs = waiting.arrivalNs();
+      waiting.shift();
+      this.deliver(data, isBinary, arrivalNs);
+    } while (waiting.length > 0 && performance.now() <= endMs && !dataHeld());
+    if (waiting.length > 0) return;
+    const closed = this.closeAfterWaiting;
+    this.closeAfterWaiting = undefined;
+    if (closed !== undefined) this.onClose(closed);
+    else this.ws?.resume();
   }
 
   private deliver(data: RawData, isBinary: boolean, arrivalNs: bigint): void {
