@@ -179,6 +179,8 @@ export class WsConnection {
   private closeAfterWaiting: WebSocket | undefined;
   /** End (performance.now() ms) of the slice open now; undefined when none is (a nextSlice is scheduled exactly while one is). */
   private sliceEndMs: number | undefined;
+  /** The scheduler's now when the slice open now began: the watchdogs' time of every frame routed in it (one read a slice). */
+  private sliceNowMs = 0;
   private readonly nextSliceBound = () => this.nextSlice();
 
   constructor(private readonly opts: WsConnectionOptions) {
@@ -294,6 +296,7 @@ export class WsConnection {
     const nowMs = performance.now();
     if (this.sliceEndMs !== undefined) return nowMs <= this.sliceEndMs && !dataHeld();
     this.sliceEndMs = nowMs + SLICE_MS;
+    this.sliceNowMs = this.scheduler.now();
     setImmediate(this.nextSliceBound);
     return !dataHeld();
   }
@@ -314,6 +317,7 @@ export class WsConnection {
     if (dataHeld()) return;
     const endMs = performance.now() + SLICE_MS;
     this.sliceEndMs = endMs;
+    this.sliceNowMs = this.scheduler.now();
     do {
       const data = waiting.data();
       const isBinary = waiting.isBinary();
@@ -398,8 +402,8 @@ export class WsConnection {
   }
 
   private onFrame(data: RawData, isBinary: boolean): void {
-    // One clock read per frame for the idle, silence and topic watchdogs (all on this.scheduler).
-    const nowMs = this.scheduler.now();
+    // The idle, silence and topic watchdogs (all on this.scheduler) take the slice's time: at most SLICE_MS old.
+    const nowMs = this.sliceNowMs;
     this.heard(nowMs);
     if (isBinary) return this.errors.record('binary', 'binary frame');
     const text = data.toString();
