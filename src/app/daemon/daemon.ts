@@ -25,6 +25,7 @@ import { setEventLoopNice } from '../../latency/priority.js';
 import { commitmentPool, startTrading } from '../trading.js';
 import { blockLine, venueOptions } from '../venue-config.js';
 import { loadAccounts, prepareAccounts, reportNonceLead, type DaemonAccount } from './accounts.js';
+import { adoptOwnerOf } from './adopt.js';
 import { control, readiness, statusOf, type LiveSession, type SessionEntry } from './control.js';
 import { RegistryMetricBackends, wireMetrics } from './metrics.js';
 import { startMarketRecording } from './market-recording.js';
@@ -353,7 +354,7 @@ async function startSession(opts: DaemonOptions, account: DaemonAccount, strateg
     execution: {
       maxBatchItems: config.execution.maxBatchItems,
       flush: config.execution.flushDelayMs === 0 ? 'microtask' : { delayMs: config.execution.flushDelayMs },
-      reconcile: { unknownOrders: config.execution.unknownOrders },
+      reconcile: { unknownOrders: config.execution.unknownOrders, adoptOwner: adoptOwnerOf(deps.journal, account.account, strategies) },
     },
     signing: config.execution.signing,
     keepWarmMs: config.latency.keepWarmMs,

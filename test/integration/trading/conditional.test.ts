@@ -19,10 +19,11 @@ import { FakeRisk } from '../../unit/execution/fakes.js';
 import { until } from '../../support/until.js';
 import { Bot, stamp, type BotNet } from '../execution/bot.js';
 import { Trader } from '../venue/harness.js';
+import { MARK_SYMBOL, venueAtMark, type Level } from '../venue/at-mark.js';
 import { localSession } from '../../support/local-session.js';
 
 const closers = cleanups();
-const SYMBOL = 'SOL-USD';
+const SYMBOL = MARK_SYMBOL;
 
 /**
  * Buys 2 at market, then on each position change: a take-profit for half the first position at 105 (once) and the
@@ -63,26 +64,6 @@ function protectedLong(events: OrderEvent[]): LoadedStrategy {
   return { name: 'protected', module: 'inline', file: 'inline', definition: definition as StrategyDefinition<unknown>, params: {}, symbols: [SYMBOL] };
 }
 
-/** A resting order of the liquidity provider: `[isBuy, price, size]`. */
-type Level = readonly [boolean, number, number];
-
-/** A venue of `dialect` at mark 100 (setMark moves it by the oracle) and a liquidity provider resting `levels`. */
-async function venueAtMark(dialect: Dialect, ...levels: Level[]) {
-  const oracleKey = Keypair.generate();
-  const venue = await startVenue({ port: 0, flow: false, seed: 18, oracleKeys: [oracleKey.publicKey], dialect });
-  closers.push(() => venue.close());
-  const oracle = new Trader(venue, oracleKey);
-  const setMark = async (px: number) => {
-    const reply = await oracle.send({ type: 'oracle', prices: [{ timestamp: BigInt(Date.now()) * 1_000_000n, symbol: SYMBOL, price: px }] });
-    expect(reply.body.status).toBe('ok');
-  };
-  await setMark(100);
-  const lp = new Trader(venue);
-  await lp.faucet(1_000_000);
-  await lp.orders(...levels.map(([isBuy, price, size]) => lp.limit(SYMBOL, isBuy, price, size)));
-  return { venue, setMark, lp };
-}
-
 /** A buy of 1 SOL at `price`, tagged `clientTag`. */
 const buy = (clientTag: string, price: number, tif: 'GTC' | 'IOC') =>
   ({ symbol: SYMBOL, side: 'buy', size: 1, price, tif, reduceOnly: false, clientTag }) as const;
@@ -96,7 +77,7 @@ const statusesOf = (b: Bot) => (tag: string) =>
 
 /** venueAtMark with a started execution bot funded with 10,000 USD; `statuses(tag)`: its strategy `s`'s statuses of the order tagged `tag`. */
 async function botAtMark(dialect: Dialect, ...levels: Level[]) {
-  const at = await venueAtMark(dialect, ...levels);
+  const at = await venueAtMark(closers, dialect, 18, ...levels);
   const b = new Bot(at.venue);
   closers.push(() => b.close({ deadlineMs: 2_000 }));
   await new Trader(at.venue, b.key).faucet(10_000);
@@ -138,7 +119,7 @@ describe('conditional intents against the local venue', () => {
   it.each<Dialect>(['v1', 'current'])(
     '%s: a take-profit and a stop-market attached to a long fire when the oracle moves the mark, fill, and end filled',
     async (dialect) => {
-      const { venue, setMark, lp } = await venueAtMark(dialect, [false, 100, 2], [true, 99, 10]);
+      const { venue, setMark, lp } = await venueAtMark(closers, dialect, 18, [false, 100, 2], [true, 99, 10]);
 
       const key = Keypair.generate();
       venue.engine.faucet(key.publicKey, 10_000);
@@ -347,7 +328,7 @@ describe("the current dialect's trigger baskets of several orders (a basket inte
 describe("the current dialect's trigger baskets under faults, through execution and the local venue", () => {
   /** A bot trading through a fault proxy in front of a current-dialect venue at mark 100 with a liquidity provider's ask at 103. */
   async function behindProxy(net: Pick<BotNet, 'rateLimitMaxWaitMs'> = {}) {
-    const at = await venueAtMark('current', [false, 103, 5]);
+    const at = await venueAtMark(closers, 'current', 18, [false, 103, 5]);
     const proxy = await FaultProxy.start(at.venue.port);
     closers.push(() => proxy.close());
     const b = new Bot(
@@ -471,7 +452,7 @@ describe('perpbot order place --trigger against the local venue', () => {
   });
 
   it('parks a stop-market (px 0.0) that fills when the mark crosses; --price with --trigger is refused before signing', async () => {
-    const { venue, setMark, lp } = await venueAtMark('v1', [false, 101, 5]);
+    const { venue, setMark, lp } = await venueAtMark(closers, 'v1', 18, [false, 101, 5]);
     const key = Keypair.generate();
     const keyFile = join(home, 'key.json');
     writeFileSync(keyFile, key.keyFileText(), { mode: 0o600 });
