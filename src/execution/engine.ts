@@ -658,6 +658,15 @@ export class Execution implements Rehearsal {
     for (const o of report.missing) this.resolver.add(o);
     for (const o of report.adopted) this.learned(o);
     for (const o of report.refreshed) this.learned(o);
+    if (report.toCancel.length > 0) {
+      this.logger.warn(
+        {
+          unknownOrders: this.opts.reconcile?.unknownOrders ?? 'cancel',
+          orders: report.toCancel.map((o) => ({ orderId: o.orderId, symbol: o.spec.symbol, side: o.spec.side, price: o.spec.price, size: o.spec.size })),
+        },
+        'cancelling open orders at the venue that no strategy of this bot owns',
+      );
+    }
     if (report.adopted.length + report.toCancel.length + report.resolved.length + report.missing.length > 0) {
       this.logger.info(
         {

@@ -524,13 +524,21 @@ describe('execution: reconciliation and stop', () => {
     const mine = oid(0x21);
     const theirs = oid(0x22);
     queries.open = [openRow(mine, { price: 99 }), openRow(theirs, { symbol: 'ETH-USD', price: 10 })];
+    const warnings: [object, string][] = [];
     const { exec, submitter, events } = setup({
       queries,
       reconcile: { unknownOrders: 'adopt', adoptOwner: (o) => (o.symbol === 'BTC-USD' ? 'mm' : undefined) },
+      logger: { info: () => {}, warn: (fields: object, msg: string) => void warnings.push([fields, msg]) },
     });
     const report = await exec.start();
     expect(report.adopted.map((o) => o.orderId)).toEqual([mine]);
     expect(report.toCancel.map((o) => o.orderId)).toEqual([theirs]);
+    expect(warnings).toEqual([
+      [
+        { unknownOrders: 'adopt', orders: [{ orderId: theirs, symbol: 'ETH-USD', side: 'buy', price: 10, size: 1 }] },
+        'cancelling open orders at the venue that no strategy of this bot owns',
+      ],
+    ]);
     await flushPromises();
     expect(submitter.sent[0]!.body.action.orders).toEqual([{ cancel: { c: 'ETH-USD', oid: theirs } }]);
     expect(events.filter((e) => e.strategy === RECONCILE_OWNER).map((e) => e.status)).toEqual(['placed', 'pendingCancel', 'cancelled']);
