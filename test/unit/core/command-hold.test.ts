@@ -18,7 +18,9 @@ describe('command hold', () => {
   });
 
   it('lets data go once the window of HOLD_MAX_MS closed, released or not, and opens no window for HOLD_MAX_MS after', async () => {
-    await pause(3 * HOLD_MAX_MS); // the earlier test's window closed long enough ago
+    // The earlier test's window ended at most HOLD_MAX_MS after its start; `stale` (HOLD_MAX_MS + 1 before now) must fall
+    // HOLD_MAX_MS or more after that end to open a window of its own, so wait more than 3 HOLD_MAX_MS.
+    await pause(4 * HOLD_MAX_MS);
     const now = performance.now();
     const stale = holdData(now - HOLD_MAX_MS - 1);
     expect(dataHeld()).toBe(false);
