@@ -319,10 +319,12 @@ export class Execution implements Rehearsal {
   }
 
   /**
-   * Cancels every live order of every strategy (the kill switch) and waits as cancelStrategy does. Never throws.
+   * Cancels every live order of every strategy (the kill switch) and waits as cancelStrategy does; once they are gone it
+   * reads the venue's open orders, so an order of the account the bot did not track (placed behind its back) is cancelled
+   * too, and reports `timedOut` when that read did not succeed before the deadline. Never throws.
    */
   cancelAll(deadlineMs = 5000): Promise<StopReport> {
-    return this.cancelAndWait(() => this.tracker.openOrders(), deadlineMs);
+    return this.cancelAndWait(() => this.tracker.openOrders(), deadlineMs, true);
   }
 
   /**
@@ -686,8 +688,10 @@ export class Execution implements Rehearsal {
    * Cancels the orders `select` returns (again each pass: it also sees orders reconciliation found) until none is open
    * or `deadlineMs` passed. Between passes it reconciles with the venue and sends again the cancels of orders that
    * still rest although their cancel was sent (it never arrived). Orders whose cancel risk refused are not waited for.
+   * With `verify` it ends only after a reconciliation that ran once every target was gone (what it found, reconciliation
+   * cancels or adopts, and `select` then returns); a failed one is tried again a pass later until the deadline.
    */
-  private async cancelAndWait(select: () => TrackedOrder[], deadlineMs: number): Promise<StopReport> {
+  private async cancelAndWait(select: () => TrackedOrder[], deadlineMs: number, verify = false): Promise<StopReport> {
     const { clock } = this.opts;
     const deadline = clock.nowMs() + deadlineMs;
     const passMs = Math.max(1, Math.min(STOP_PASS_MS, deadlineMs / 4));
@@ -702,16 +706,27 @@ export class Execution implements Rehearsal {
       this.batcher.flush();
     };
     const gone = () => select().every((t) => refused.has(t));
+    let verified = !verify;
+    let failedCheck = false;
     ask();
     for (;;) {
       const left = deadline - clock.nowMs();
-      if (left <= 0 || (await this.waitFor(gone, Math.min(left, passMs)))) break;
+      if (left <= 0) break;
+      const done = await this.waitFor(gone, Math.min(left, passMs));
+      if (done && verified) break;
+      if (done && failedCheck) await this.waitFor(() => false, Math.min(Math.max(0, deadline - clock.nowMs()), passMs));
       const report = await this.withDeadline(this.reconcile(), Math.max(0, deadline - clock.nowMs()));
+      failedCheck = done && report === undefined;
+      if (done && report !== undefined) verified = true;
+      // Reconciliation cancels the orders no strategy owns at once (they may be gone before the next ask).
+      if (verify) for (const o of report?.toCancel ?? []) targets.add(o);
       for (const o of report?.refreshed ?? []) if (targets.has(o)) this.resendCancel(o);
       ask();
     }
     const open = [...targets].filter((t) => this.tracker.isOpen(t));
-    return { cancelled: targets.size - open.length, open: open.map((o) => o.eventId), timedOut: open.length > 0 };
+    if (!verified)
+      this.logger.warn({ deadlineMs }, "could not read the venue's open orders before the deadline: orders the bot does not track may still be open");
+    return { cancelled: targets.size - open.length, open: open.map((o) => o.eventId), timedOut: open.length > 0 || !verified };
   }
 
   /** Resolves true once `done()` holds (checked after every event), false at the timeout. */

@@ -274,4 +274,19 @@ describe.each<Dialect>(['v1', 'current'])('execution against the local venue in 
     expect(report).toEqual({ cancelled: 4, open: [], timedOut: false });
     expect(await new Trader(venue, b.key).query('openOrders')).toEqual([]);
   });
+
+  it("stop also cancels an order placed behind the bot's back: it reads the venue's open orders once its own are gone", async () => {
+    const b = await bot();
+    b.exec.submit('mm', { kind: 'quoteSet', symbol: 'BTC-USD', quotes: quotes(45_000, 55_000), ...stamp() });
+    await resting(b, 'mm', 2);
+    const outsider = await new Trader(venue, b.key).orders(new Trader(venue).limit('BTC-USD', true, 44_500, 0.01));
+    const foreign = outsider.orderIds[0]!;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(b.exec.order(foreign)).toBeUndefined();
+    const report = await b.close({ deadlineMs: 3000 });
+    bots.splice(bots.indexOf(b), 1);
+    expect(report).toEqual({ cancelled: 3, open: [], timedOut: false });
+    expect(b.exec.order(foreign)?.status).toBe('cancelled');
+    expect(await new Trader(venue, b.key).query('openOrders')).toEqual([]);
+  });
 });

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Subject } from 'rxjs';
 import type { OrderEvent, OrderSpec, QuoteSpec } from '../../../src/core/intent.js';
+import { systemClock } from '../../../src/core/clock.js';
 import { Execution, type ExecutionOptions } from '../../../src/execution/engine.js';
 import { MemoryCounter, SampleHistogram } from '../../../src/execution/metrics.js';
 import { matchItems } from '../../../src/execution/outcome.js';
+import { realTimers } from '../../../src/execution/ports.js';
 import { RECONCILE_OWNER } from '../../../src/execution/reconcile.js';
 import { codecFor } from '../../../src/protocol/codecs.js';
 import { Keypair } from '../../../src/protocol/keys.js';
@@ -590,6 +592,40 @@ describe('execution: reconciliation and stop', () => {
     await flushPromises();
     expect(submitter.sent).toHaveLength(2);
     expect(exec.state).toBe('stopped');
+  });
+
+  it("stop cancels an open order of the account the bot did not track, found by reading the venue's open orders last", async () => {
+    const { exec, submitter, queries, events } = setup();
+    await exec.start();
+    exec.submit('a', { kind: 'place', order: spec(), ...stamp });
+    await flushPromises();
+    queries.open = [openRow(OTHER_ID, { symbol: 'ETH-USD', price: 2000 })];
+    const callsBefore = queries.calls;
+    const report = await exec.stop({ deadlineMs: 1000 });
+    expect(queries.calls).toBeGreaterThan(callsBefore);
+    expect(submitter.sent.map((b) => b.body.action.orders.map((i: object) => Object.keys(i)[0]))).toEqual([['order'], ['cancel'], ['cancel']]);
+    expect(submitter.sent[2]!.body.action.orders).toEqual([{ cancel: { c: 'ETH-USD', oid: OTHER_ID } }]);
+    expect(report).toEqual({ cancelled: 2, open: [], timedOut: false });
+    expect(events.filter((e) => e.orderId === OTHER_ID).map((e) => e.status)).toEqual(['placed', 'pendingCancel', 'cancelled']);
+  });
+
+  it('stop reports timedOut and warns when the venue cannot be asked for its open orders, trying again once a pass', async () => {
+    const warnings: [object, string][] = [];
+    const { exec, queries } = setup({
+      clock: systemClock(),
+      timers: realTimers,
+      logger: { info: () => {}, warn: (fields: object, msg: string) => void warnings.push([fields, msg]) },
+    });
+    await exec.start();
+    queries.fail = 1_000;
+    const callsBefore = queries.calls;
+    const report = await exec.stop({ deadlineMs: 400 });
+    expect(report).toEqual({ cancelled: 0, open: [], timedOut: true });
+    expect(queries.calls - callsBefore).toBeGreaterThanOrEqual(2);
+    expect(queries.calls - callsBefore).toBeLessThanOrEqual(5);
+    expect(warnings.map(([, msg]) => msg)).toContain(
+      "could not read the venue's open orders before the deadline: orders the bot does not track may still be open",
+    );
   });
 });
 
