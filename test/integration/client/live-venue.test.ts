@@ -62,6 +62,8 @@ describe('connectVenue against the local venue', () => {
   it('book$: a snapshot, then deltas, each stamped with the arrival of the frame being delivered; resyncBook sends a snapshot again', async () => {
     const seen: BookUpdate[] = [];
     const stamps: (bigint | undefined)[] = [];
+    // The flow's first round may not have run yet: the snapshot is read once the venue's book has both sides.
+    await until(() => (venue.engine.book(SYMBOL)?.bids.length ?? 0) > 0 && (venue.engine.book(SYMBOL)?.asks.length ?? 0) > 0, 'the flow quoting');
     subs.push(
       live.market.book$(SYMBOL).subscribe((u) => {
         seen.push(u);
