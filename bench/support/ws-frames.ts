@@ -6,24 +6,25 @@
 
 /** The frames whose payloads are `texts` (UTF-8, each under 64 KiB), in order. */
 export function wsTextFrames(texts: readonly string[]): Buffer {
+  const sizes = new Uint32Array(texts.length);
   let total = 0;
-  for (const text of texts) total += headerLength(Buffer.byteLength(text)) + Buffer.byteLength(text);
+  for (let i = 0; i < texts.length; i++) {
+    const n = Buffer.byteLength(texts[i]!);
+    if (n >= 65536) throw new RangeError(`a bench frame holds under 64 KiB, got ${n} bytes`);
+    sizes[i] = n;
+    total += (n < 126 ? 2 : 4) + n;
+  }
   const out = Buffer.allocUnsafe(total);
   let at = 0;
-  for (const text of texts) {
-    const n = Buffer.byteLength(text);
-    if (n >= 65536) throw new RangeError(`a bench frame holds under 64 KiB, got ${n} bytes`);
+  for (let i = 0; i < texts.length; i++) {
+    const n = sizes[i]!;
     out[at++] = 0x81;
     if (n < 126) out[at++] = n;
     else {
       out[at++] = 126;
       at = out.writeUInt16BE(n, at);
     }
-    at += out.write(text, at, 'utf8');
+    at += out.write(texts[i]!, at, 'utf8');
   }
   return out;
-}
-
-function headerLength(payloadBytes: number): number {
-  return payloadBytes < 126 ? 2 : 4;
 }
