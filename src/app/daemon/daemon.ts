@@ -354,7 +354,10 @@ async function startSession(opts: DaemonOptions, account: DaemonAccount, strateg
     execution: {
       maxBatchItems: config.execution.maxBatchItems,
       flush: config.execution.flushDelayMs === 0 ? 'microtask' : { delayMs: config.execution.flushDelayMs },
-      reconcile: { unknownOrders: config.execution.unknownOrders, adoptOwner: adoptOwnerOf(deps.journal, account.account, strategies) },
+      reconcile: {
+        unknownOrders: config.execution.unknownOrders,
+        adoptOwner: adoptOwnerOf(deps.journal, account.account, strategies, componentLogger(sessionLog, 'execution')),
+      },
     },
     signing: config.execution.signing,
     keepWarmMs: config.latency.keepWarmMs,

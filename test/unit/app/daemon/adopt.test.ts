@@ -8,6 +8,7 @@ import type { VenueOrder } from '../../../../src/core/account-data.js';
 import { Journal } from '../../../../src/store/index.js';
 
 const ACCOUNT = 'acct';
+const silent = { warn: () => undefined };
 let journal: Journal | undefined;
 afterEach(() => journal?.close());
 
@@ -57,7 +58,7 @@ describe('adoptOwnerOf', () => {
   ];
 
   it('gives an order to the strategy the journal recorded it under, when that strategy runs now', () => {
-    const owner = adoptOwnerOf(journalWith([['o1', 'eth-b']]), ACCOUNT, strategies);
+    const owner = adoptOwnerOf(journalWith([['o1', 'eth-b']]), ACCOUNT, strategies, silent);
     expect(owner(order('o1', 'ETH-USD'))).toBe('eth-b');
   });
 
@@ -69,6 +70,7 @@ describe('adoptOwnerOf', () => {
       ]),
       ACCOUNT,
       strategies,
+      silent,
     );
     expect(owner(order('gone', 'BTC-USD'))).toBe('btc');
     expect(owner(order('anon', 'SOL-USD'))).toBe('eth-b');
@@ -77,13 +79,26 @@ describe('adoptOwnerOf', () => {
   });
 
   it('reads only the account’s own journal rows', () => {
-    const owner = adoptOwnerOf(journalWith([['o1', 'eth-a']]), 'other-account', strategies);
+    const owner = adoptOwnerOf(journalWith([['o1', 'eth-a']]), 'other-account', strategies, silent);
     expect(owner(order('o1', 'ETH-USD'))).toBeUndefined();
   });
 
   it('gives no one a parked basket (a parked order of no size), journaled or not; a parked trigger order with a size is adopted', () => {
-    const owner = adoptOwnerOf(journalWith([['basket', 'btc']]), ACCOUNT, strategies);
+    const owner = adoptOwnerOf(journalWith([['basket', 'btc']]), ACCOUNT, strategies, silent);
     expect(owner(order('basket', 'BTC-USD', { parked: true, maker: false, price: 0, originalSize: 0, remainingSize: 0 }))).toBeUndefined();
     expect(owner(order('stop', 'BTC-USD', { parked: true, maker: false }))).toBe('btc');
+  });
+
+  it('warns and lets the market decide when the journal cannot be read', () => {
+    const warnings: [object, string][] = [];
+    const closed = journalWith([['o1', 'eth-a']]);
+    const owner = adoptOwnerOf(closed, ACCOUNT, strategies, { warn: (fields: object, msg: string) => void warnings.push([fields, msg]) });
+    closed.close();
+    journal = undefined;
+    expect(owner(order('o1', 'BTC-USD'))).toBe('btc');
+    expect(owner(order('o1', 'ETH-USD'))).toBeUndefined();
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]![0]).toMatchObject({ orderId: 'o1', error: expect.any(String) });
+    expect(warnings[0]![1]).toBe('journal unreadable: the order goes to the only strategy trading its market, if any');
   });
 });
