@@ -660,27 +660,23 @@ export class Execution implements Rehearsal {
     for (const o of report.missing) this.resolver.add(o);
     for (const o of report.adopted) this.learned(o);
     for (const o of report.refreshed) this.learned(o);
+    const counts = {
+      open: report.open,
+      adopted: report.adopted.length,
+      cancelling: report.toCancel.length,
+      resolved: report.resolved.length,
+      missing: report.missing.length,
+    };
     if (report.toCancel.length > 0) {
       this.logger.warn(
         {
+          ...counts,
           unknownOrders: this.opts.reconcile?.unknownOrders ?? 'cancel',
           orders: report.toCancel.map((o) => ({ orderId: o.orderId, symbol: o.spec.symbol, side: o.spec.side, price: o.spec.price, size: o.spec.size })),
         },
-        'cancelling open orders at the venue that no strategy of this bot owns',
+        'reconciled orders with the venue: cancelling open orders that no strategy of this bot owns',
       );
-    }
-    if (report.adopted.length + report.toCancel.length + report.resolved.length + report.missing.length > 0) {
-      this.logger.info(
-        {
-          open: report.open,
-          adopted: report.adopted.length,
-          cancelling: report.toCancel.length,
-          resolved: report.resolved.length,
-          missing: report.missing.length,
-        },
-        'reconciled orders with the venue',
-      );
-    }
+    } else if (counts.adopted + counts.resolved + counts.missing > 0) this.logger.info(counts, 'reconciled orders with the venue');
     return report;
   }
 

@@ -537,8 +537,16 @@ describe('execution: reconciliation and stop', () => {
     expect(report.toCancel.map((o) => o.orderId)).toEqual([theirs]);
     expect(warnings).toEqual([
       [
-        { unknownOrders: 'adopt', orders: [{ orderId: theirs, symbol: 'ETH-USD', side: 'buy', price: 10, size: 1 }] },
-        'cancelling open orders at the venue that no strategy of this bot owns',
+        {
+          open: 2,
+          adopted: 1,
+          cancelling: 1,
+          resolved: 0,
+          missing: 0,
+          unknownOrders: 'adopt',
+          orders: [{ orderId: theirs, symbol: 'ETH-USD', side: 'buy', price: 10, size: 1 }],
+        },
+        'reconciled orders with the venue: cancelling open orders that no strategy of this bot owns',
       ],
     ]);
     await flushPromises();
