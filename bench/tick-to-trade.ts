@@ -243,8 +243,22 @@ async function run(seed: number, placement: Placement): Promise<RunResult> {
   }
 }
 
+/**
+ * The setups run (`BENCH_T2T_SETUPS`, comma-separated; default all the machine allows). Every run shares this process's
+ * JIT state and heap with the runs before it, so a comparison with a build that has fewer setups (`--against 6eed0b2`:
+ * no dedicated_cold) is fair only with the same ones: `BENCH_T2T_SETUPS=dedicated,shared,untuned`.
+ */
+function chosenPlacements(): Placement[] {
+  const possible: Placement[] = DEDICATED ? ['dedicated', 'dedicated_cold', 'shared', 'untuned'] : ['shared', 'untuned'];
+  const asked = process.env.BENCH_T2T_SETUPS?.split(',').map((s) => s.trim());
+  if (asked === undefined) return possible;
+  const unknown = asked.filter((s) => !possible.includes(s as Placement));
+  if (unknown.length > 0 || asked.length === 0) throw new Error(`BENCH_T2T_SETUPS: ${unknown.join(', ') || 'empty'}; this machine runs ${possible.join(', ')}`);
+  return possible.filter((p) => asked.includes(p));
+}
+
 tuneJitForTrading();
-const placements: Placement[] = DEDICATED ? ['dedicated', 'dedicated_cold', 'shared', 'untuned'] : ['shared', 'untuned'];
+const placements = chosenPlacements();
 const results: Record<Placement, RunResult[]> = { dedicated: [], dedicated_cold: [], shared: [], untuned: [] };
 for (let r = 0; r < RUNS; r++) for (const placement of placements) results[placement].push(await run(100 + r, placement));
 const headline = results[placements[0]!];
