@@ -710,7 +710,10 @@ export class Execution implements Rehearsal {
       if (left <= 0) break;
       const done = await this.waitFor(gone, Math.min(left, passMs));
       if (done && verified) break;
-      if (done && failedCheck) await this.waitFor(() => false, Math.min(Math.max(0, deadline - clock.nowMs()), passMs));
+      if (done && failedCheck) {
+        await this.waitFor(() => false, Math.min(Math.max(0, deadline - clock.nowMs()), passMs));
+        if (deadline - clock.nowMs() <= 0) break;
+      }
       const report = await this.withDeadline(this.reconcile(), Math.max(0, deadline - clock.nowMs()));
       failedCheck = done && report === undefined;
       if (done && report !== undefined) verified = true;
