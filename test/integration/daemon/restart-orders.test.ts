@@ -143,6 +143,8 @@ describe('open orders across a kill -9 of the daemon', () => {
 
     const second = await launch('nothing');
     await until(async () => (await atVenue()).length === 0, 'the bid cancelled at start');
+    // The venue removes the order before the daemon hears of the cancel: its status may say pendingCancel a moment longer.
+    await until(async () => (await second.openOrders()).length === 0, 'the daemon told of the cancel');
     expect(await second.openOrders()).toEqual([]);
   }, 60_000);
 
