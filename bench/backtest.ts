@@ -1,9 +1,9 @@
-// Backtest speed (wall and CPU time: the machine may be shared): market events replayed per second with the built-in
-// market maker of config/default.yaml attached (one thread, data read from a synthetic recording file) on dense data (a
-// busy market's book feed, DENSE_FLOW) and on the local venue's default flow, the quote sets it sent and the CPU they
-// cost; the wall time and peak RSS of replaying a 24-hour synthetic recording (in a child process, so its RSS is the
-// replay's alone). Invariant: seeded data and models; each figure is the median of BENCH_RUNS runs; the recordings are
-// made first and not timed here.
+// Backtest speed: market events replayed per second with the built-in market maker of config/default.yaml attached, on
+// dense data (a busy market's book feed, DENSE_FLOW: 30 minutes, about 5.9 M events) and on the local venue's default
+// flow, each replay in a fresh process (start-up excluded, the JIT's warm-up included) with V8 held to one thread
+// (`node --single-threaded`: wall time is CPU time), and also with V8's default helper threads; the quote sets it sent
+// and the CPU they cost; the wall time and peak RSS of replaying a 24-hour synthetic recording. Invariant: seeded data and
+// models; each figure is the median of BENCH_RUNS processes; the recordings are made first and not timed here.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,7 +19,7 @@ import { median, report } from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 10);
-const DENSE_MINUTES = Number(process.env.BENCH_DENSE_MINUTES ?? 2);
+const DENSE_MINUTES = Number(process.env.BENCH_DENSE_MINUTES ?? 30);
 const DAY_HOURS = Number(process.env.BENCH_DAY_HOURS ?? 24);
 const CONFIG = resolve(fileURLToPath(import.meta.url), '../../../config/default.yaml');
 
@@ -33,10 +33,12 @@ interface Run {
   quoteSets: number;
   wallS: number;
   cpuS: number;
+  /** Peak RSS of the process (a replay in a process of its own). */
+  maxRssKb: number;
 }
 
 /** Replays `path` with the default config's strategies and risk (none with `bare`: the replay alone). */
-async function replay(path: string, bare = false): Promise<Run> {
+async function replay(path: string, bare = false): Promise<Omit<Run, 'maxRssKb'>> {
   const { config, strategies: all } = await checkDaemonConfig(CONFIG);
   const strategies = bare ? [] : all;
   const reader = readRecording(path);
@@ -54,31 +56,47 @@ async function replay(path: string, bare = false): Promise<Run> {
   return { events: result.events, quoteSets: result.requests, wallS: (performance.now() - t0) / 1000, cpuS: (cpu.user + cpu.system) / 1e6 };
 }
 
+const SCRIPT = fileURLToPath(import.meta.url);
+
+/** Replays `path` in a fresh process: V8 held to one thread unless `threads`, no strategy with `bare`. */
+function replayProcess(path: string, opts: { bare?: boolean; threads?: boolean } = {}): Run {
+  const flags = opts.threads ? [] : ['--single-threaded'];
+  const args = [...flags, SCRIPT, '--replay', path, ...(opts.bare ? ['--bare'] : [])];
+  const child = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (child.status !== 0) throw new Error(`replay of ${path} failed: ${child.stderr}`);
+  return JSON.parse(child.stdout) as Run;
+}
+
 /**
- * Replays `path` RUNS times with the market maker and RUNS times without strategies; reports events per wall and CPU
- * second, quote sets per second of data and the session's CPU per quote set (CPU with the market maker minus the
- * replay's alone, over the quote sets: the quote sets and the book changes the strategy read), each with `suffix`.
+ * Replays `path` in RUNS fresh processes of each kind (one thread with the market maker, one thread without strategies,
+ * V8's default threads with the market maker); reports events per second (one thread: wall and CPU), with V8's
+ * threads (wall and CPU), quote sets per second of data and the session's CPU per quote set (CPU with the market maker
+ * minus the replay's alone, over the quote sets: the quote sets and the book changes the strategy read), each with `suffix`.
  */
-async function measure(path: string, dataS: number, suffix: string): Promise<void> {
-  const runs: Run[] = [];
+function measure(path: string, dataS: number, suffix: string): void {
+  const one: Run[] = [];
   const bare: Run[] = [];
+  const threads: Run[] = [];
   for (let i = 0; i < RUNS; i++) {
-    runs.push(await replay(path));
-    bare.push(await replay(path, true));
+    one.push(replayProcess(path));
+    bare.push(replayProcess(path, { bare: true }));
+    threads.push(replayProcess(path, { threads: true }));
   }
-  const cpuS = median(runs.map((r) => r.cpuS));
-  const bareCpuS = median(bare.map((r) => r.cpuS));
-  const { events, quoteSets } = runs[0]!;
-  report('backtest', `events_per_s${suffix}`, median(runs.map((r) => r.events / r.wallS)), 'events/s');
+  const { events, quoteSets } = one[0]!;
+  const cpuS = median(one.map((r) => r.cpuS));
+  report('backtest', `events_per_s${suffix}`, median(one.map((r) => r.events / r.wallS)), 'events/s');
   report('backtest', `events_per_cpu_s${suffix}`, events / cpuS, 'events/s');
+  report('backtest', `events_per_s_v8_threads${suffix}`, median(threads.map((r) => r.events / r.wallS)), 'events/s');
+  report('backtest', `events_per_cpu_s_v8_threads${suffix}`, events / median(threads.map((r) => r.cpuS)), 'events/s');
   report('backtest', `data_events_per_s${suffix}`, events / dataS, 'events/s');
   report('backtest', `quote_sets_per_data_s${suffix}`, quoteSets / dataS, 'quote sets/s');
+  const bareCpuS = median(bare.map((r) => r.cpuS));
   report('backtest', `replay_only_events_per_cpu_s${suffix}`, events / bareCpuS, 'events/s');
   report('backtest', `session_cpu_ms_per_quote_set${suffix}`, ((cpuS - bareCpuS) * 1000) / Math.max(1, quoteSets), 'ms');
 }
 
 if (process.argv[2] === '--replay') {
-  const r = await replay(process.argv[3]!);
+  const r = await replay(process.argv[3]!, process.argv[4] === '--bare');
   process.stdout.write(`${JSON.stringify({ ...r, maxRssKb: process.resourceUsage().maxRSS })}\n`);
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'perpbot-bench-backtest-'));
@@ -86,17 +104,15 @@ if (process.argv[2] === '--replay') {
     if (DENSE_MINUTES > 0) {
       const dense = join(dir, 'dense.rec');
       await record(dense, DENSE_MINUTES * 60_000, DENSE_FLOW);
-      await measure(dense, DENSE_MINUTES * 60, '');
+      measure(dense, DENSE_MINUTES * 60, '');
     }
     const sample = join(dir, 'sample.rec');
     await record(sample, MINUTES * 60_000);
-    await measure(sample, MINUTES * 60, '_default_flow');
+    measure(sample, MINUTES * 60, '_default_flow');
     if (DAY_HOURS > 0) {
       const day = join(dir, 'day.rec');
       await record(day, DAY_HOURS * 3_600_000);
-      const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--replay', day], { encoding: 'utf8', maxBuffer: 1 << 20 });
-      if (child.status !== 0) throw new Error(`day replay failed: ${child.stderr}`);
-      const r = JSON.parse(child.stdout) as { events: number; wallS: number; cpuS: number; maxRssKb: number };
+      const r = replayProcess(day, { threads: true });
       report('backtest', DAY_HOURS === 24 ? 'day_wall_s' : `replay_${DAY_HOURS}h_wall_s`, r.wallS, 's');
       report('backtest', DAY_HOURS === 24 ? 'day_cpu_s' : `replay_${DAY_HOURS}h_cpu_s`, r.cpuS, 's');
       report('backtest', DAY_HOURS === 24 ? 'day_events' : `replay_${DAY_HOURS}h_events`, r.events, 'events');
