@@ -1,5 +1,6 @@
 // `npm run bench -- --against REF NAME...`: the named benches of a previous commit and of this tree in one invocation,
-// alternating (base, head) for several rounds so machine noise hits both alike; reports both medians and head/base.
+// alternating (base then head, head then base, and so on) for several rounds so machine noise and the order hit both
+// alike; reports both medians and head/base.
 // Invariant: the base is built from `git archive REF` in a temporary folder with this tree's node_modules; nothing here changes the tree.
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -8,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median, report, type Metric } from '../lib.js';
 
-/** Alternations of base and head (each bench already reports medians of its own runs). */
+/** Rounds of base and head, the order flipped each round (each bench already reports medians of its own runs). */
 const ROUNDS = Number(process.env.BENCH_AGAINST_ROUNDS ?? 3);
 
 /** Builds `ref` of the repository at `root` into a temporary folder; returns it. */
@@ -38,7 +39,7 @@ export function benchAgainst(root: string, headDist: string, ref: string, names:
       const samples = { base: new Map<string, number[]>(), head: new Map<string, number[]>() };
       const units = new Map<string, string>();
       for (let round = 0; round < ROUNDS; round++) {
-        for (const side of ['base', 'head'] as const) {
+        for (const side of round % 2 === 0 ? (['base', 'head'] as const) : (['head', 'base'] as const)) {
           const file = side === 'base' ? join(base, 'dist/bench', `${name}.js`) : join(headDist, `${name}.js`);
           for (const m of runOnce(file, flagsOf(name))) {
             units.set(m.metric, m.unit);
