@@ -3,6 +3,7 @@
 // verifies as false (ed25519-strict.ts); a key is checked once, when first seen; nothing here throws on input.
 
 import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { FifoMap } from '../core/fifo-map.js';
 import { base58Decode } from './base58.js';
 import { strictSignatureProblem } from './ed25519-strict.js';
 import { decodePublicKey } from './pubkey.js';
@@ -30,9 +31,11 @@ export function strictPublicKeyBytes(text: string): Uint8Array | undefined {
 }
 
 export class SignatureVerifier {
-  private readonly keys = new Map<string, KeyObject>();
+  private readonly keys: FifoMap<string, KeyObject>;
 
-  constructor(private readonly maxKeys = 10_000) {}
+  constructor(maxKeys = 10_000) {
+    this.keys = new FifoMap(maxKeys);
+  }
 
   /** True when `signature` (base58, 64 bytes) is `publicKey`'s strict Ed25519 signature of `message`. */
   verify(publicKey: string, message: Uint8Array, signature: string): boolean {
@@ -47,7 +50,6 @@ export class SignatureVerifier {
     const raw = strictPublicKeyBytes(publicKey);
     if (!raw) return undefined;
     key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, raw]), format: 'der', type: 'spki' });
-    if (this.keys.size >= this.maxKeys) this.keys.delete(this.keys.keys().next().value!);
     this.keys.set(publicKey, key);
     return key;
   }
