@@ -37,7 +37,22 @@ function checkSigner(key: MessageSigner, input: EncodeInput): void {
   if (input.signer !== key.publicKey) throw new SigningError(`the key ${key.publicKey} is not the declared signer ${input.signer}`);
 }
 
+/** A signed request whose JSON body is built when first read (a simulated venue that reads the encoded action never builds it). */
+class Signed implements SignedRequest {
+  private body: string | undefined;
+
+  constructor(
+    readonly encoded: Encoded,
+    readonly signature: string,
+    readonly signer: string,
+    readonly nonce: bigint,
+  ) {}
+
+  get bodyText(): string {
+    return (this.body ??= this.encoded.bodyText(this.signature));
+  }
+}
+
 function sign(key: MessageSigner, input: EncodeInput, encoded: Encoded): SignedRequest {
-  const signature = base58Encode(key.sign(encoded.message));
-  return { encoded, signature, bodyText: encoded.bodyText(signature), signer: input.signer, nonce: input.nonce };
+  return new Signed(encoded, base58Encode(key.sign(encoded.message)), input.signer, input.nonce);
 }
