@@ -3,20 +3,15 @@
 // key (account, signer, agent, oracle key) passed the strict point check (ed25519-strict.ts).
 
 import { ValidationError } from '../core/errors.js';
+import { FifoMap } from '../core/fifo-map.js';
 import { custom, invalid, type Schema } from '../core/schema.js';
 import { base58Decode } from './base58.js';
 import { isCurvePoint, strictPointProblem } from './ed25519-strict.js';
 
 const MAX_CACHED = 4096;
-const decoded = new Map<string, Uint8Array>();
+const decoded = new FifoMap<string, Uint8Array>(MAX_CACHED);
 /** Keys that passed the strict check: checked once when first seen. */
-const publicKeys = new Map<string, Uint8Array>();
-
-function remember(cache: Map<string, Uint8Array>, text: string, bytes: Uint8Array): Uint8Array {
-  if (cache.size >= MAX_CACHED) cache.clear();
-  cache.set(text, bytes);
-  return bytes;
-}
+const publicKeys = new FifoMap<string, Uint8Array>(MAX_CACHED);
 
 /**
  * Decodes a base58 32-byte key or hash; throws ValidationError naming `field`. Recently decoded
@@ -30,7 +25,8 @@ export function decodeKey32(text: unknown, field: string): Uint8Array {
     throw new ValidationError(field, `expected 32 bytes of base58 (32 to 44 characters), got ${text.length} characters`);
   const bytes = base58Decode(text, field);
   if (bytes.length !== 32) throw new ValidationError(field, `expected 32 bytes of base58, got ${bytes.length} bytes`);
-  return remember(decoded, text, bytes);
+  decoded.set(text, bytes);
+  return bytes;
 }
 
 /**
@@ -43,7 +39,8 @@ export function decodePublicKey(text: unknown, field: string): Uint8Array {
   const bytes = decodeKey32(text, field);
   const problem = strictPointProblem(bytes);
   if (problem !== undefined) throw new ValidationError(field, problem);
-  return remember(publicKeys, text as string, bytes);
+  publicKeys.set(text as string, bytes);
+  return bytes;
 }
 
 /** decodePublicKey, and the key must be a point of the curve: a costly check (not cached), for configured keys. */

@@ -6,6 +6,7 @@ import type { AccountOrder, AccountPosition, AccountState } from '../account/sta
 import type { Fill } from '../core/account-data.js';
 import type { Clock } from '../core/clock.js';
 import { StrategyError } from '../core/errors.js';
+import { FifoMap } from '../core/fifo-map.js';
 import { TERMINAL_STATUSES, type DataStamp, type Intent, type OrderEvent } from '../core/intent.js';
 import type { BookLevel, MarketRules, Ticker, Trade } from '../core/market-data.js';
 import type { Schema } from '../core/schema.js';
@@ -236,7 +237,7 @@ interface ScaledStep {
   readonly scale: number;
 }
 
-const scaledSteps = new Map<number, ScaledStep | null>();
+const scaledSteps = new FifoMap<number, ScaledStep | null>(256);
 
 function scaledStep(step: number): ScaledStep | null {
   let scaled = scaledSteps.get(step);
@@ -245,7 +246,6 @@ function scaledStep(step: number): ScaledStep | null {
     const scale = 10 ** decimals;
     const units = Math.round(step * scale);
     scaled = decimals <= 22 && Number.isSafeInteger(units) ? { units, scale } : null;
-    if (scaledSteps.size >= 256) scaledSteps.clear();
     scaledSteps.set(step, scaled);
   }
   return scaled;
