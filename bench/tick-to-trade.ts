@@ -135,9 +135,9 @@ class StageProbe implements HistogramLike {
   wrap(execution: { submit: Execution['submit'] }, key: MessageSigner, venue: LiveVenue): void {
     const { clock } = this;
     const submit = execution.submit.bind(execution);
-    execution.submit = (strategy, intent) => {
+    execution.submit = (strategy, intent, seq) => {
       const intentNs = clock.nowNs();
-      submit(strategy, intent);
+      submit(strategy, intent, seq);
       if (intent.arrivalNs !== undefined) this.tick = { arrivalNs: intent.arrivalNs, intentNs, executeNs: clock.nowNs() };
     };
     const sign = key.sign.bind(key);
