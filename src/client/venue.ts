@@ -8,7 +8,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { BookUpdate, MarketRules, Ticker, Trade } from '../core/market-data.js';
 import type { Dialect, Network } from '../core/types.js';
-import type { Rehearsal } from '../latency/rehearsal.js';
+import { RecentUse, type Rehearsal } from '../latency/rehearsal.js';
 import type { SignedRequest } from '../protocol/sign.js';
 import type { StreamMessage, Subscription } from '../protocol/v1/stream.js';
 import {
@@ -107,6 +107,8 @@ class LiveMarketData implements MarketDataSource {
   private readonly holders = new Map<string, number>();
   private topics: string[] = [];
   private next = 0;
+  /** A book frame was translated since the last rehearsal (which then has nothing to warm). */
+  private readonly used = new RecentUse();
 
   constructor(
     private readonly pool: WsPool,
@@ -117,12 +119,14 @@ class LiveMarketData implements MarketDataSource {
   book$(symbol: string): Observable<BookUpdate> {
     const subscription: Subscription = { type: 'l2Delta', symbol };
     const topic = topicOf(subscription);
-    const { pool, clock } = this;
+    const { pool, clock, used } = this;
     return topicStream<BookUpdate>(
       pool,
       subscription,
       (m, subscriber) => {
-        if (m.type === 'l2Delta') subscriber.next(bookUpdateOf(m.data.book, pool.frameArrivalNs ?? clock.nowNs()));
+        if (m.type !== 'l2Delta') return;
+        used.mark();
+        subscriber.next(bookUpdateOf(m.data.book, pool.frameArrivalNs ?? clock.nowNs()));
       },
       () => {
         this.hold(topic, 1);
@@ -152,9 +156,12 @@ class LiveMarketData implements MarketDataSource {
     });
   }
 
-  /** Decodes the last frame of one held book topic again (each in turn) and translates it; the result is dropped. */
+  /**
+   * Decodes the last frame of one held book topic again (each in turn) and translates it; the result is dropped.
+   * Skipped when a book frame was translated since the last rehearsal.
+   */
   rehearse(): void {
-    if (this.topics.length === 0) return;
+    if (!this.used.due() || this.topics.length === 0) return;
     const decoded = this.pool.warm(this.topics[this.next++ % this.topics.length]!);
     if (isMessage(decoded) && decoded.type === 'l2Delta') bookUpdateOf(decoded.data.book, 0n);
   }
@@ -196,18 +203,20 @@ class LiveAccountData implements AccountDataSource {
 }
 
 class LiveSubmitter implements Submitter {
-  /** The last request submitted: the rehearsal prepares its bytes again. */
+  /** The last request submitted: the rehearsal prepares its bytes again (unless one was submitted since the last). */
   private last: SignedRequest | undefined;
+  private readonly used = new RecentUse();
 
   constructor(private readonly http: HttpClient) {}
 
   async submit(request: SignedRequest, hooks?: SubmitHooks): Promise<SubmitOutcome> {
     this.last = request;
+    this.used.mark();
     return outcomeOf(await this.http.submit(request, hooks));
   }
 
   rehearse(): void {
-    if (this.last) this.http.warm(this.last);
+    if (this.used.due() && this.last) this.http.warm(this.last);
   }
 }
 

@@ -8,7 +8,7 @@ import { triggerProblem, type DataStamp, type Intent, type IntentRef, type Order
 import { SYMBOL_PATTERN, TIFS, type Network } from '../core/types.js';
 import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
-import type { Rehearsal } from '../latency/rehearsal.js';
+import { RecentUse, type Rehearsal } from '../latency/rehearsal.js';
 import type { DialectCodec, SignMode } from '../protocol/dialect.js';
 import type { OrderItem } from '../protocol/orders.js';
 import type { MessageSigner } from '../protocol/presigner.js';
@@ -163,6 +163,8 @@ export class Execution implements Rehearsal {
   private lastIntent: Intent | undefined;
   private lastStrategy = '';
   private lastPlace: PlannedOp | undefined;
+  /** The stages rehearse() runs, each skipped once after it ran for real. */
+  private readonly used = { plan: new RecentUse(), risk: new RecentUse(), batch: new RecentUse() };
 
   constructor(private readonly opts: ExecutionOptions) {
     this.account = opts.account ?? opts.key.publicKey;
@@ -272,13 +274,14 @@ export class Execution implements Rehearsal {
    * the last place decided by risk without taking a rate token, the last batch encoded and signed with the key's
    * throwaway warm key, sent nowhere (the venue's own Rehearsal prepares request bytes). Run between bursts of market
    * data (the session's `keepWarmMs`), it keeps that code and data in the CPU caches, so the next real tick does not
-   * start cold.
+   * start cold. A stage (plan, risk, batch) that ran for real since the last rehearsal is skipped this once.
    */
   rehearse(): void {
     if (this.stateValue !== 'running' || this.lastIntent === undefined) return;
-    planIntent(this.lastStrategy, this.lastIntent, this.tracker);
-    if (this.lastPlace !== undefined) this.opts.risk.wouldApprove(this.lastPlace, this.opts.clock.nowMs());
-    this.batcher.rehearse();
+    const { used } = this;
+    if (used.plan.due()) planIntent(this.lastStrategy, this.lastIntent, this.tracker);
+    if (used.risk.due() && this.lastPlace !== undefined) this.opts.risk.wouldApprove(this.lastPlace, this.opts.clock.nowMs());
+    if (used.batch.due()) this.batcher.rehearse();
   }
 
   /** Sends what is queued now instead of at the end of the tick. */
@@ -353,6 +356,7 @@ export class Execution implements Rehearsal {
     const arrivalNs = intent.arrivalNs;
     this.lastIntent = intent;
     this.lastStrategy = strategy;
+    this.used.plan.mark();
     const plan = planIntent(strategy, intent, this.tracker);
     for (const note of plan.notes) this.logger.info({ strategy, kind: intent.kind }, note);
     if (plan.steps.length === 0) return;
@@ -428,6 +432,7 @@ export class Execution implements Rehearsal {
     if (duplicate !== undefined) return this.refuse(strategy, spec, 'rejectedDuplicate', 'DUPLICATE_TAG', duplicate, ref);
     const op: PlannedOp = { kind: 'place', strategy, order: spec, stamp };
     this.lastPlace = op;
+    this.used.risk.mark();
     const decision = spec.onFill === undefined ? this.opts.risk.check(op, nowMs) : this.checkWithChildren(op, spec.onFill, nowMs);
     if (!decision.ok) {
       this.metrics.denials?.inc({ reason: decision.reason });
@@ -547,6 +552,7 @@ export class Execution implements Rehearsal {
   }
 
   private signed(batch: Batch): void {
+    this.used.batch.mark();
     const ids = batch.request.encoded.orderIds;
     const commands = batch.commands;
     for (let i = 0; i < commands.length; i++) {

@@ -1,5 +1,6 @@
 // Keep-warm: between bursts of market data, every part of the hot path rehearses on its last input every few ms, so the
-// CPU caches and V8 keep its code and data (the first tick after a quiet spell is otherwise several times slower).
+// CPU caches and V8 keep its code and data (the first tick after a quiet spell is otherwise several times slower); a
+// stage that ran for real since the last beat skips it (RecentUse), so busy stretches cost no rehearsal.
 // Invariants: rehearsals send and change nothing (Rehearsal); the timer never keeps the process alive.
 
 import type { Rehearsal } from './rehearsal.js';

@@ -185,6 +185,35 @@ describe('connectVenue against the local venue', () => {
     expect(updates.slice(0, received.length)).toEqual(received);
   });
 
+  it('a rehearsal skips what ran for real since the last one: the book decode after a book frame, the request bytes after a submit', async () => {
+    const decoded: string[] = [];
+    const built: string[] = [];
+    const { pool, http } = live;
+    const decode = pool.warm.bind(pool);
+    const build = http.warm.bind(http);
+    pool.warm = (topic) => (decoded.push(topic), decode(topic));
+    http.warm = (request) => (built.push(request.signature), build(request));
+    const books: BookUpdate[] = [];
+    const sub = live.market.book$(SYMBOL).subscribe((u) => books.push(u));
+    try {
+      await live.submitter.submit(signed({ type: 'faucet', user: KEY.publicKey }));
+      await until(() => books.length >= 2, 'book frames');
+      const seen = () => [decoded.length, built.length];
+      live.rehearsal.rehearse();
+      const afterRealRun = seen();
+      live.rehearsal.rehearse();
+      expect([afterRealRun, seen()]).toEqual([
+        [0, 0],
+        [1, 1],
+      ]);
+      expect(decoded).toEqual([`l2delta.${SYMBOL}`]);
+    } finally {
+      sub.unsubscribe();
+      pool.warm = decode;
+      http.warm = build;
+    }
+  });
+
   it('a dropped connection: not connected and every held stream stale with why, then connected, fresh and a new snapshot', async () => {
     const seen: BookUpdate[] = [];
     subs.push(live.market.book$(SYMBOL).subscribe((u) => seen.push(u)));

@@ -645,7 +645,7 @@ describe('execution: rehearsal', () => {
     return { signer, warmed };
   }
 
-  it('rehearse() runs the last tick again as a dry run: planned, risk asked without using its budget, batch signed with the throwaway key, nothing sent or changed', async () => {
+  it('rehearse() runs the last tick again as a dry run: planned, risk asked without using its budget, batch signed with the throwaway key, nothing sent or changed; not right after the real run', async () => {
     const { signer, warmed } = recordingKey();
     const { exec, submitter, risk, events } = setup({ key: signer });
     exec.rehearse();
@@ -664,6 +664,8 @@ describe('execution: rehearsal', () => {
     await flushPromises();
     const before = { open: exec.openOrders().map((o) => [o.orderId, o.status]), events: events.length, checks: risk.checks.length };
     exec.rehearse();
+    expect({ warmed: warmed.length, dryChecks: risk.dryChecks.length }).toEqual({ warmed: 0, dryChecks: 0 });
+    exec.rehearse();
     exec.rehearse();
     await flushPromises();
     expect(submitter.sent).toHaveLength(1);
@@ -671,9 +673,15 @@ describe('execution: rehearsal', () => {
     expect(risk.dryChecks).toEqual([risk.checks[1], risk.checks[1]]);
     expect(risk.dryChecks[0]).toEqual({ kind: 'place', strategy: 'mm', order: expect.objectContaining({ side: 'sell', price: 101 }), stamp });
     expect({ open: exec.openOrders().map((o) => [o.orderId, o.status]), events: events.length, checks: risk.checks.length }).toEqual(before);
+    // The same quotes again: planned for real, nothing to place or send, so risk and the batch are still rehearsed.
+    exec.submit('mm', quotes);
+    await flushPromises();
+    exec.rehearse();
+    expect({ sent: submitter.sent.length, checks: risk.checks.length }).toEqual({ sent: 1, checks: before.checks });
+    expect({ warmed: warmed.length, dryChecks: risk.dryChecks.length }).toEqual({ warmed: 3, dryChecks: 3 });
     await exec.stop({ cancelOrders: false });
     exec.rehearse();
-    expect(warmed).toHaveLength(2);
+    expect(warmed).toHaveLength(3);
   });
 });
 

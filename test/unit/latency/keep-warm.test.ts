@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { keepWarm } from '../../../src/latency/keep-warm.js';
+import { RecentUse } from '../../../src/latency/rehearsal.js';
 import { until } from '../../support/until.js';
 
 describe('keepWarm', () => {
@@ -16,5 +17,15 @@ describe('keepWarm', () => {
 
   it('refuses an interval below 1 ms or not a number', () => {
     for (const ms of [0, 0.5, -1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => keepWarm([], ms)).toThrow(RangeError);
+  });
+});
+
+describe('RecentUse', () => {
+  it('a rehearsal is due until the stage runs for real, then skipped exactly once', () => {
+    const used = new RecentUse();
+    expect([used.due(), used.due()]).toEqual([true, true]);
+    used.mark();
+    used.mark();
+    expect([used.due(), used.due()]).toEqual([false, true]);
   });
 });
