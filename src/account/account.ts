@@ -91,8 +91,7 @@ class UserAccount {
           case 'fill': {
             // The reconciliation's queries may have emitted it already (the stream delivered it late): not repeated.
             const key = fillKey(u.fill);
-            const nth = streamedFills.count(key);
-            streamedFills.add(key);
+            const nth = streamedFills.add(key);
             if (nth < seen.fills.count(key)) return;
             seen.fills.add(key);
             return emitFill(u.fill, 'stream');

@@ -18,7 +18,10 @@ export class KeyCounts {
     return this.counts.get(key) ?? 0;
   }
 
-  add(key: string): void {
-    this.counts.set(key, this.count(key) + 1);
+  /** Counts `key` once more; returns its count before. */
+  add(key: string): number {
+    const before = this.count(key);
+    this.counts.set(key, before + 1);
+    return before;
   }
 }

@@ -68,8 +68,7 @@ export function missedEvents(
   const out: MissedEvent[] = [];
   const batch = new KeyCounts();
   const take = (e: MissedEvent, key: string, base: KeyCounts, known: KeyCounts) => {
-    const index = batch.count(key);
-    batch.add(key);
+    const index = batch.add(key);
     if (index < Math.max(base.count(key), known.count(key))) return;
     known.add(key);
     out.push(e);

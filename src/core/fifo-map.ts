@@ -20,15 +20,17 @@ export class FifoMap<K, V> {
     return this.map.get(key);
   }
 
+  /** One hash lookup: a new key shows as a grown size (then the oldest is forgotten if that went beyond capacity). */
   set(key: K, value: V): void {
-    if (!this.map.has(key)) {
-      if (this.map.size < this.capacity) this.order.push(key);
-      else {
-        this.map.delete(this.order[this.oldest]!);
-        this.order[this.oldest] = key;
-        this.oldest = (this.oldest + 1) % this.capacity;
-      }
+    const { map } = this;
+    const size = map.size;
+    map.set(key, value);
+    if (map.size === size) return;
+    if (size < this.capacity) this.order.push(key);
+    else {
+      map.delete(this.order[this.oldest]!);
+      this.order[this.oldest] = key;
+      this.oldest = (this.oldest + 1) % this.capacity;
     }
-    this.map.set(key, value);
   }
 }

@@ -2,11 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { KeyCounts } from '../../../src/account/dedupe.js';
 
 describe('KeyCounts', () => {
-  it('counts each key as often as it was added', () => {
+  it('counts each key as often as it was added; add returns the count before', () => {
     const k = new KeyCounts();
-    k.add('a');
-    k.add('b');
-    k.add('a');
+    expect([k.add('a'), k.add('b'), k.add('a')]).toEqual([0, 0, 1]);
     expect([k.count('a'), k.count('b'), k.count('c')]).toEqual([2, 1, 0]);
   });
 
