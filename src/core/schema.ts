@@ -2,7 +2,7 @@
 // Invariant: a successful parse allocates nothing unless a schema transforms (u64, defaults).
 
 import { ValidationError } from './errors.js';
-import { compilePredicate, num, type Gen } from './schema-compile.js';
+import { compileObjectBuilder, compilePredicate, num, type BuiltField, type Gen } from './schema-compile.js';
 
 type PathPart = string | number;
 
@@ -32,6 +32,11 @@ export interface Schema<T> {
   readonly optional?: boolean;
   /** Emits this schema's checks as code (see schema-compile.ts); composites inline their children's. */
   readonly gen?: Gen;
+  /**
+   * Builds the output for a value the checks accepted (a transforming schema; `run` when absent). It checks nothing
+   * itself, though a `transform` callback may still fail.
+   */
+  readonly convert?: (value: unknown) => T;
 }
 
 export type Infer<S> = S extends Schema<infer T> ? T : never;
@@ -47,8 +52,13 @@ function describe(value: unknown): string {
   return typeof value;
 }
 
-function schema<T>(expected: string, run: (value: unknown) => T, transforms = false, gen?: Gen): Schema<T> {
-  return gen ? { run, expected, transforms, gen } : { run, expected, transforms };
+function schema<T>(expected: string, run: (value: unknown) => T, transforms = false, gen?: Gen, convert?: (value: unknown) => T): Schema<T> {
+  return { run, expected, transforms, ...(gen && { gen }), ...(convert && { convert }) };
+}
+
+/** What builds `s`'s output for a value its checks accepted: nothing for a schema that returns its input. */
+function converterOf<T>(s: Schema<T>): ((value: unknown) => T) | undefined {
+  return s.transforms ? (s.convert ?? s.run) : undefined;
 }
 
 /** Code checking `x` against `s`: its own generator, or a call of its `run` reporting success as a boolean. */
@@ -135,14 +145,22 @@ function unless(skip: (v: unknown) => boolean, inner: Schema<unknown>): Collect 
 }
 
 /**
- * A composite schema's `run`: when nothing inside transforms, a compiled predicate (built on first
- * use) accepts valid input without the interpreter; the interpreter `slow` runs only to explain a
- * failure (or for transforming schemas, whose output it builds).
+ * A composite schema's `run`: a compiled predicate (built on first use) accepts valid input without the interpreter,
+ * and `convert`, given when something inside transforms, builds the output of what it accepted; the interpreter `slow`
+ * runs only to explain a failure (of the checks, or of a `transform` callback inside `convert`).
  */
-function fastRun<T>(transforms: boolean, gen: Gen, slow: (value: unknown) => T): (value: unknown) => T {
-  if (transforms) return slow;
+function fastRun<T>(gen: Gen, slow: (value: unknown) => T, convert?: (value: unknown) => T): (value: unknown) => T {
   let check: ((value: unknown) => boolean) | undefined;
-  return (v) => (compiling && (check ??= compilePredicate(gen))(v) ? (v as T) : slow(v));
+  if (!convert) return (v) => (compiling && (check ??= compilePredicate(gen))(v) ? (v as T) : slow(v));
+  return (v) => {
+    if (!compiling || !(check ??= compilePredicate(gen))(v)) return slow(v);
+    try {
+      return convert(v);
+    } catch (e) {
+      if (e instanceof Fail) return slow(v);
+      throw e;
+    }
+  };
 }
 
 let compiling = true;
@@ -342,22 +360,36 @@ export function u64(): Schema<bigint> {
       return out;
     },
     true,
+    (x, e) =>
+      `if (typeof ${x} === 'number' ? !Number.isSafeInteger(${x}) || ${x} < 0` +
+      ` : typeof ${x} === 'string' ? !${e.ref(DIGITS)}.test(${x}) || (${x}.length === 20 && BigInt(${x}) > ${e.ref(U64_MAX)})` +
+      ` : typeof ${x} !== 'bigint' || ${x} < 0n || ${x} > ${e.ref(U64_MAX)}) return false;`,
+    (v) => (typeof v === 'bigint' ? v : BigInt(v as number | string)),
   );
 }
 
+/** The converter of a wrapper that passes the values in `skip` through and converts the rest with `s`'s. */
+function unlessConverted<T>(s: Schema<T>, skip: (v: unknown) => boolean): ((value: unknown) => T) | undefined {
+  const convert = converterOf(s);
+  return convert && ((v) => (skip(v) ? (v as T) : convert(v)));
+}
+
+const isUndefined = (v: unknown) => v === undefined;
+const isNull = (v: unknown) => v === null;
+const isAbsent = (v: unknown) => v === undefined || v === null;
+
 export function optional<T>(s: Schema<T>): Schema<T | undefined> {
   const inner = genOf(s);
+  const convert = unlessConverted(s, isUndefined);
   const out: Schema<T | undefined> = {
     run: (v) => (v === undefined ? undefined : s.run(v)),
     transforms: s.transforms,
     expected: s.expected,
     optional: true,
     gen: (x, e) => `if (${x} !== undefined) {${inner(x, e)}}`,
+    ...(convert && { convert }),
   };
-  return collecting(
-    out,
-    unless((v) => v === undefined, s),
-  );
+  return collecting(out, unless(isUndefined, s));
 }
 
 export function nullable<T>(s: Schema<T>): Schema<T | null> {
@@ -367,27 +399,24 @@ export function nullable<T>(s: Schema<T>): Schema<T | null> {
     (v) => (v === null ? null : s.run(v)),
     s.transforms,
     (x, e) => `if (${x} !== null) {${inner(x, e)}}`,
+    unlessConverted(s, isNull),
   );
-  return collecting(
-    out,
-    unless((v) => v === null, s),
-  );
+  return collecting(out, unless(isNull, s));
 }
 
 /** Optional and nullable: absent, null or T. */
 export function maybe<T>(s: Schema<T>): Schema<T | null | undefined> {
   const inner = genOf(s);
+  const convert = unlessConverted(s, isAbsent);
   const out: Schema<T | null | undefined> = {
     run: (v) => (v === undefined || v === null ? v : s.run(v)),
     transforms: s.transforms,
     expected: s.expected,
     optional: true,
     gen: (x, e) => `if (${x} !== undefined && ${x} !== null) {${inner(x, e)}}`,
+    ...(convert && { convert }),
   };
-  return collecting(
-    out,
-    unless((v) => v === undefined || v === null, s),
-  );
+  return collecting(out, unless(isAbsent, s));
 }
 
 export interface ArrayOptions {
@@ -426,7 +455,16 @@ export function array<T>(item: Schema<T>, opts: ArrayOptions = {}): Schema<T[]> 
     }
     return out ?? (v as T[]);
   };
-  const self = schema(`${item.expected}[]`, fastRun(item.transforms, gen, slow), item.transforms, gen);
+  const convertItem = converterOf(item);
+  const convert =
+    convertItem &&
+    ((value: unknown): T[] => {
+      const v = value as unknown[];
+      const out = new Array<T>(v.length);
+      for (let i = 0; i < v.length; i++) out[i] = convertItem(v[i]);
+      return out;
+    });
+  const self = schema(`${item.expected}[]`, fastRun(gen, slow, convert), item.transforms, gen, convert);
   return collecting(self, (value, path, out) => {
     const v = reported(shapeOf, value, path, out);
     v?.forEach((x, i) => collectInto(item, x, [...path, i], out));
@@ -496,7 +534,11 @@ export function object<S extends Shape>(shape: S, opts: ObjectOptions = {}): Sch
       else collectInto(s, x, [...path, k], out);
     });
   };
-  return collecting({ run: fastRun(transforms, gen, slow), transforms, expected: 'object', shape, gen }, collect);
+  let build: ((value: unknown) => unknown) | undefined;
+  const fields = (): BuiltField[] => keys.map((key, i) => ({ key, optional: schemas[i]!.optional === true, convert: converterOf(schemas[i]!) }));
+  const convert = transforms ? (v: unknown) => (build ??= compileObjectBuilder(fields()))(v) as ObjectOf<S> : undefined;
+  const self = { run: fastRun(gen, slow, convert), transforms, expected: 'object', shape, gen, ...(convert && { convert }) };
+  return collecting(self, collect);
 }
 
 type TupleOf<T extends readonly Schema<unknown>[]> = { [K in keyof T]: Infer<T[K]> };
@@ -522,7 +564,19 @@ export function tuple<const T extends readonly Schema<unknown>[]>(items: T): Sch
     }
     return out as TupleOf<T>;
   };
-  return schema(`[${items.map((s) => s.expected).join(', ')}]`, fastRun(transforms, gen, slow), transforms, gen);
+  const converters = items.map(converterOf);
+  const convert = transforms
+    ? (value: unknown): TupleOf<T> => {
+        const v = value as unknown[];
+        const out = new Array(items.length);
+        for (let i = 0; i < items.length; i++) {
+          const c = converters[i];
+          out[i] = c ? c(v[i]) : v[i];
+        }
+        return out as TupleOf<T>;
+      }
+    : undefined;
+  return schema(`[${items.map((s) => s.expected).join(', ')}]`, fastRun(gen, slow, convert), transforms, gen, convert);
 }
 
 /** An object used as a map: every own value validated by `value`. */
@@ -556,7 +610,16 @@ export function record<T>(value: Schema<T>, opts: { maxKeys?: number; key?: Sche
     }
     return out;
   };
-  const self = schema(`record<${value.expected}>`, fastRun(value.transforms, gen, slow), value.transforms, gen);
+  const convertValue = converterOf(value);
+  const convert =
+    convertValue &&
+    ((x: unknown): Record<string, T> => {
+      const v = x as Record<string, unknown>;
+      const out: Record<string, T> = {};
+      for (const k of Object.keys(v)) out[k] = convertValue(v[k]);
+      return out;
+    });
+  const self = schema(`record<${value.expected}>`, fastRun(gen, slow, convert), value.transforms, gen, convert);
   return collecting(self, (v, path, out) => {
     for (const k of reported(keysOf, v, path, out) ?? []) {
       if (key) collectInto(key, k, [...path, k], out);
@@ -675,6 +738,14 @@ export function tagged<V extends Shape>(key: string, variants: V): Schema<Infer<
   const names = Object.keys(variants);
   const byTag = new Map(names.map((n) => [n, variants[n]!]));
   const expected = names.map((n) => JSON.stringify(n)).join(' | ');
+  const transforms = names.some((n) => variants[n]!.transforms);
+  const converters = new Map(names.map((n) => [n, converterOf(variants[n]!)]));
+  const convert = transforms
+    ? (v: unknown) => {
+        const c = converters.get((v as Record<string, string>)[key]!);
+        return (c ? c(v) : v) as Infer<V[keyof V]>;
+      }
+    : undefined;
   return schema(
     `one of ${names.join(', ')}`,
     (v) => {
@@ -685,8 +756,9 @@ export function tagged<V extends Shape>(key: string, variants: V): Schema<Infer<
       if (tag === undefined) failAt(key, MISSING_FIELD);
       return failAt(key, `expected ${expected}, got ${typeof tag === 'string' ? JSON.stringify(tag.slice(0, 64)) : describe(tag)}`);
     },
-    names.some((n) => variants[n]!.transforms),
+    transforms,
     (x, e) => `if (${isObjectCode(x)}) return false;` + switchGen(`${x}[${JSON.stringify(key)}]`, names, (name) => genOf(variants[name]!)(x, e)),
+    convert,
   );
 }
 

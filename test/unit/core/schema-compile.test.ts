@@ -4,8 +4,12 @@ import { accountResponseSchemas } from '../../../src/protocol/v1/account.js';
 import { requestBodySchemas } from '../../../src/protocol/v1/actions.js';
 import { streamMessageSchema } from '../../../src/protocol/v1/stream.js';
 import { ACCOUNT, SIGNER } from '../protocol/v1/fixtures.js';
+import { openOrder, ticker } from '../protocol/v1/rows.js';
 
 const KEY = ACCOUNT.b58;
+/** An order update's fields: an open order's without reduce-only and time in force. */
+const { reduceOnly: _reduceOnly, tif: _tif, ...orderState } = openOrder;
+const account = (data: Record<string, unknown>) => ({ type: 'account', data, topic: `account.${KEY}` });
 const level = { px: 100.5, sz: 2, n: 1 };
 const examples: Array<[string, Schema<unknown>, unknown]> = [
   [
@@ -28,6 +32,36 @@ const examples: Array<[string, Schema<unknown>, unknown]> = [
     },
   ],
   ['subscriptionResponse', streamMessageSchema, { type: 'subscriptionResponse', topics: ['a', 'b'] }],
+  ['orderUpdate (u64 timestamp as a decimal string)', streamMessageSchema, account({ type: 'orderUpdate', ...orderState, reason: null })],
+  [
+    'fill (u64 timestamp as a number)',
+    streamMessageSchema,
+    account({
+      type: 'fill',
+      symbol: 'BTC-USD',
+      orderId: KEY,
+      price: 1,
+      size: 2,
+      fee: 0.1,
+      isBuy: false,
+      reasonCode: 0,
+      counterpartyHint: 'Abcd..wxyz',
+      timestamp: 1764000000000,
+      maker: true,
+    }),
+  ],
+  [
+    'accountSnapshot (u64 inside arrays of objects)',
+    streamMessageSchema,
+    account({
+      type: 'accountSnapshot',
+      positions: [{ coin: 'BTC-USD', size: 0.5, price: 99000, realizedPnl: 0, leverage: 5 }],
+      openOrders: [{ ...openOrder, timestamp: '18446744073709551615' }],
+      marginSummary: { positions: [{ coin: 'USDC', size: 5000 }] },
+      settings: { maxLeverage: [['BTC-USD', 5]] },
+    }),
+  ],
+  ['ticker (u64 timestamp)', streamMessageSchema, { type: 'ticker', data: { ticker }, topic: 'ticker.BTC-USD' }],
   [
     'order body',
     requestBodySchemas.order as Schema<unknown>,
@@ -42,34 +76,33 @@ const examples: Array<[string, Schema<unknown>, unknown]> = [
       signature: '1'.repeat(64),
     },
   ],
-  [
-    'openOrders',
-    accountResponseSchemas.openOrders as Schema<unknown>,
-    [
-      {
-        openOrder: {
-          symbol: 'BTC-USD',
-          orderId: KEY,
-          price: 1,
-          originalSize: 1,
-          size: 1,
-          filledSize: 0,
-          vwap: 0,
-          isBuy: true,
-          maker: true,
-          reduceOnly: false,
-          tif: 'gtc',
-          status: 'placed',
-          timestamp: 1,
-        },
-      },
-    ],
-  ],
+  ['openOrders', accountResponseSchemas.openOrders as Schema<unknown>, [{ openOrder }]],
 ];
 
 /** Deterministic random mutations: drop, retype or add fields anywhere in a JSON value. */
 function mutate(value: unknown, rnd: () => number): unknown {
-  const replacements = [undefined, null, 0, -1, 1.5, NaN, Infinity, '', 'x', 'BTC-USD', true, [], {}, [level], { px: 1 }];
+  const replacements = [
+    undefined,
+    null,
+    0,
+    -1,
+    1.5,
+    2 ** 53,
+    NaN,
+    Infinity,
+    '',
+    'x',
+    '7',
+    '07',
+    '18446744073709551616',
+    '99999999999999999999',
+    'BTC-USD',
+    true,
+    [],
+    {},
+    [level],
+    { px: 1 },
+  ];
   const pick = () => structuredClone(replacements[Math.floor(rnd() * replacements.length)]);
   const copy = structuredClone(value);
   const walk = (v: unknown, depth: number): unknown => {
@@ -95,7 +128,7 @@ function mutate(value: unknown, rnd: () => number): unknown {
 }
 
 describe('compiled schema checks', () => {
-  it.each(examples)('accept and reject exactly what the interpreter does: %s', (_name, schema, valid) => {
+  it.each(examples)('accept, return and reject exactly what the interpreter does: %s', (_name, schema, valid) => {
     let seed = 99;
     const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     expect(safeParse(schema, valid).ok).toBe(true);
@@ -108,6 +141,7 @@ describe('compiled schema checks', () => {
       setSchemaCompilation(true);
       const compiled = safeParse(schema, v);
       expect(compiled.ok, JSON.stringify(v)).toBe(interpreted.ok);
+      if (compiled.ok && interpreted.ok) expect(compiled.value).toStrictEqual(interpreted.value);
       if (!compiled.ok && !interpreted.ok) expect(compiled.error.message).toBe(interpreted.error.message);
       if (compiled.ok) accepted++;
       else rejected++;

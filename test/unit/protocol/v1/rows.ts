@@ -1,7 +1,26 @@
 // Example messages of the v1 specification shared by the protocol tests. Invariant: plain data, timestamps as the
 // exact decimal text of ns (the parser reads them as bigints).
 
+import { OID } from './fixtures.js';
+
 export const TS = '1700000000123456789';
+
+/** An open order as the account snapshot and GET /openOrders give it (spec: openOrder). */
+export const openOrder = {
+  symbol: 'BTC-USD',
+  orderId: OID.b58,
+  price: 100000,
+  originalSize: 1,
+  size: 1,
+  filledSize: 0,
+  vwap: 0,
+  isBuy: true,
+  maker: true,
+  reduceOnly: false,
+  tif: 'alo',
+  status: 'placed',
+  timestamp: TS,
+};
 
 /** A ticker as the stream and GET /ticker give it (spec: ticker). */
 export const ticker = {

@@ -3,7 +3,7 @@ import { ValidationError } from '../../../../src/core/errors.js';
 import { parse } from '../../../../src/core/schema.js';
 import { clientMessageSchema, parseStreamMessage, topicsOf, type StreamMessage } from '../../../../src/protocol/v1/stream.js';
 import { ACCOUNT, OID, SIGNER } from './fixtures.js';
-import { ticker, TS } from './rows.js';
+import { openOrder, ticker, TS } from './rows.js';
 
 const accountTopic = `account.${ACCOUNT.b58}`;
 
@@ -11,21 +11,6 @@ function account(data: Record<string, unknown>) {
   return { type: 'account', data, topic: accountTopic };
 }
 
-const openOrder = {
-  symbol: 'BTC-USD',
-  orderId: OID.b58,
-  price: 100000,
-  originalSize: 1,
-  size: 1,
-  filledSize: 0,
-  vwap: 0,
-  isBuy: true,
-  maker: true,
-  reduceOnly: false,
-  tif: 'alo',
-  status: 'placed',
-  timestamp: TS,
-};
 const level = (px: number, sz: number, n: number) => ({ px, sz, n });
 
 // One valid example per message kind (gaps §7, venue-protocol §9), and one broken copy naming the failing field.
