@@ -59,11 +59,17 @@ const KEPT_WARM: ReadonlySet<Placement> = new Set(['dedicated', 'shared']);
 /** The keep-warm interval of the tuned setups, ms (`latency.keepWarmMs`). */
 const KEEP_WARM_MS = 5;
 
+/**
+ * The venue's command line: this build's, or `BENCH_T2T_VENUE` (the `cli.js` of another build), so that a comparison of
+ * two builds (`--against`) can hold the venue, which stands in for a remote exchange, the same for both bots.
+ */
+const VENUE_CLI = process.env.BENCH_T2T_VENUE ?? join(here, '../src/cli.js');
+
 /** Starts `perpbot venue` in a child process; resolves with its URLs once it listens. */
 function startVenueProcess(seed: number, placement: Placement): Promise<{ url: string; wsUrl: string; child: ChildProcess }> {
   const config = join(tmpdir(), `perpbot-t2t-${process.pid}.yaml`);
   writeFileSync(config, 'flow:\n  makers: 2\n  levels: 5\n  takerProbability: 0.5\n  intervalMs: 20\n');
-  const venue = [process.execPath, join(here, '../src/cli.js'), 'venue', '--port', '0', '--seed', String(seed), '--config', config];
+  const venue = [process.execPath, VENUE_CLI, 'venue', '--port', '0', '--seed', String(seed), '--config', config];
   const dedicated = ON_DEDICATED_CPU.has(placement);
   const command = dedicated ? ['taskset', '-c', OTHER_CPUS, ...venue] : CHRT ? ['chrt', '--idle', '0', ...venue] : venue;
   const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
