@@ -739,10 +739,9 @@ export function tagged<V extends Shape>(key: string, variants: V): Schema<Infer<
   const byTag = new Map(names.map((n) => [n, variants[n]!]));
   const expected = names.map((n) => JSON.stringify(n)).join(' | ');
   const transforms = names.some((n) => variants[n]!.transforms);
-  const converters = new Map(names.map((n) => [n, converterOf(variants[n]!)]));
   const convert = transforms
     ? (v: unknown) => {
-        const c = converters.get((v as Record<string, string>)[key]!);
+        const c = converterOf(byTag.get((v as Record<string, string>)[key]!)!);
         return (c ? c(v) : v) as Infer<V[keyof V]>;
       }
     : undefined;
